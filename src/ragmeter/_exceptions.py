@@ -1,0 +1,58 @@
+"""Exceptions raised by ragmeter.
+
+Every error a user can cause derives from one root, and its message says how to fix it::
+
+    RagmeterError
+    ├── CaseFileError      an eval-set or answers file cannot be loaded (file, line, field)
+    ├── ConfigError        bad configuration or command-line options
+    ├── PipelineError      the user's pipeline failed for a case (the case becomes unscored)
+    ├── JudgeError         a judge could not produce a verdict (the metric becomes unscored)
+    └── ResultsError       a results file is missing, corrupt or of an unknown schema version
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class RagmeterError(Exception):
+    """Root of every error ragmeter raises on purpose."""
+
+
+class CaseFileError(RagmeterError):
+    """An input file could not be loaded; names the file, line and field at fault."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        message: str,
+        *,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.message = message
+        location = self.path
+        if line is not None:
+            location += f":{line}"
+        if field is not None:
+            location += f": field '{field}'"
+        super().__init__(f"{location}: {message}")
+
+
+class ConfigError(RagmeterError):
+    """Bad configuration or options."""
+
+
+class PipelineError(RagmeterError):
+    """The user's pipeline failed or returned something unusable for one case."""
+
+
+class JudgeError(RagmeterError):
+    """A judge could not produce a verdict."""
+
+
+class ResultsError(RagmeterError):
+    """A results file is missing, corrupt or of an unsupported schema version."""

@@ -1,0 +1,3 @@
+"""Version of ragmeter."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,55 @@
+"""The Typer application every command module registers on, and shared CLI helpers."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import NoReturn, TypeVar
+
+import typer
+
+from .._exceptions import CaseFileError, ConfigError, RagmeterError, ResultsError
+
+app = typer.Typer(
+    name="ragmeter",
+    help=(
+        "Measure a RAG pipeline: context recall and precision (retrieval), faithfulness and "
+        "answer relevancy (generation), failed cases with evidence, and the stage to fix first."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+EXIT_LOAD_ERROR = 2
+T = TypeVar("T")
+
+
+def fail(message: str, code: int = EXIT_LOAD_ERROR) -> NoReturn:
+    """Print one error line to stderr and exit."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn ragmeter's own errors into one-line messages and exit code 2."""
+    try:
+        yield
+    except (CaseFileError, ConfigError, ResultsError) as exc:
+        fail(str(exc))
+    except RagmeterError as exc:
+        fail(str(exc), 1)
+
+
+def guarded(fn: Callable[[], T]) -> T:
+    """Call `fn` inside :func:`user_errors`."""
+    with user_errors():
+        return fn()
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def stdout_is_tty() -> bool:
+    return sys.stdout.isatty()

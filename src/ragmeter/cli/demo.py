@@ -1,0 +1,55 @@
+"""`ragmeter demo`: a real evaluation of the bundled demo pipeline, offline."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+
+import typer
+
+from ._app import app, user_errors
+
+
+class Variant(str, Enum):
+    default = "default"
+    weak_retrieval = "weak-retrieval"
+    hallucinating = "hallucinating"
+
+
+class Retrieval(str, Enum):
+    bm25 = "bm25"
+    hybrid = "hybrid"
+
+
+@app.command()
+def demo(
+    variant: Variant = typer.Option(
+        Variant.default,
+        "--variant",
+        help="default, or a deliberately broken pipeline to see the instrument move.",
+    ),
+    out: Path = typer.Option(Path("ragmeter-out/demo"), "--out", "-o", help="Output directory."),
+    retrieval: Retrieval = typer.Option(None, "--retrieval", help="bm25 or hybrid (BM25+MiniLM)."),
+    top_k: int = typer.Option(None, "--top-k", min=1, help="Chunks retrieved per question."),
+    chunk_size: int = typer.Option(None, "--chunk-size", min=20, help="Chunk size."),
+    max_failures: int = typer.Option(10, "--max-failures", help="Failed cases to show."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Evaluate the bundled bilingual demo pipeline with the local judge (no key, no network)."""
+    from ..demo import run_demo
+    from .output import print_report
+
+    overrides = {
+        "retrieval": retrieval.value if retrieval else None,
+        "top_k": top_k,
+        "chunk_size": chunk_size,
+    }
+    with user_errors():
+        result = run_demo(
+            variant.value,
+            out_dir=out,
+            overrides={k: v for k, v in overrides.items() if v is not None},
+            progress=progress,
+        )
+    print_report(result, max_failures=max_failures)
+    typer.echo(f"\nresults written to {out / 'results.json'}")

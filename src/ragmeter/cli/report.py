@@ -1,0 +1,43 @@
+"""`ragmeter report`: render a stored run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ._app import app, user_errors
+
+
+@app.command()
+def report(
+    run_dir: Path = typer.Argument(..., help="Results directory (or its results.json)."),
+    fmt: str = typer.Option(
+        "terminal", "--format", "-f", help="terminal, md, html, junit or json."
+    ),
+    baseline: Path = typer.Option(
+        None, "--baseline", "-b", help="Baseline run to compare against (md, html)."
+    ),
+    output: Path = typer.Option(
+        None, "--output", "-o", help="Write to this file instead of standard output."
+    ),
+    max_failures: int = typer.Option(10, "--max-failures", help="Failed cases to show."),
+) -> None:
+    """Show a stored run: terminal (default), Markdown, HTML, JUnit XML or JSON."""
+    from ..report.registry import render
+    from ..results import load_run, write_atomic
+
+    with user_errors():
+        result = load_run(run_dir)
+        base = load_run(baseline) if baseline else None
+        if fmt == "terminal" and output is None:
+            from .output import print_report
+
+            print_report(result, max_failures=max_failures)
+            return
+        text = render(result, fmt, baseline=base)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        write_atomic(output, text)
+        typer.echo(f"wrote {output}", err=True)

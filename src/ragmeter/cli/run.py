@@ -1,0 +1,101 @@
+"""`ragmeter run`: evaluate a pipeline over an eval set."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+
+import typer
+
+from ._app import app, fail, user_errors
+
+
+class LangOption(str, Enum):
+    en = "en"
+    zh = "zh"
+
+
+@app.command()
+def run(
+    cases: Path = typer.Option(None, "--cases", "-c", help="Eval set (JSONL, JSON, YAML, CSV)."),
+    pipeline: str = typer.Option(
+        None, "--pipeline", "-p", help="Your RAG as a Python callable: package.module:function."
+    ),
+    answers: Path = typer.Option(
+        None, "--answers", "-a", help="Precomputed answers file (id, contexts, answer)."
+    ),
+    endpoint: str = typer.Option(
+        None,
+        "--endpoint",
+        "-e",
+        help="HTTP endpoint: POST {question, history} → {contexts, answer}.",
+    ),
+    out: Path = typer.Option(None, "--out", "-o", help="Directory for results.json."),
+    judge: str = typer.Option(None, "--judge", "-j", help="Judge: local (default) or openai."),
+    model: str = typer.Option(None, "--model", "-m", help="Judge model (LLM judges)."),
+    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL."),
+    api_key_env: str = typer.Option(
+        None, "--api-key-env", help="Environment variable with the judge's API key."
+    ),
+    concurrency: int = typer.Option(None, "--concurrency", help="Judge calls at the same time."),
+    lang: LangOption = typer.Option(
+        None, "--lang", help="Judge every case in this language instead of detecting it per case."
+    ),
+    repeats: int = typer.Option(1, "--repeats", min=1, help="Judge each case K times (noise)."),
+    cache_dir: Path = typer.Option(None, "--cache-dir", help="LLM call cache location."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the cache."),
+    max_cost: float = typer.Option(None, "--max-cost", help="Stop judging past this cost."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Estimate judge calls, tokens and cost; spend nothing."
+    ),
+    generator_model: str = typer.Option(
+        None, "--generator-model", help="Your pipeline's model, to warn if the judge is the same."
+    ),
+    config: Path = typer.Option(None, "--config", help="ragmeter.toml (default: found upwards)."),
+    max_failures: int = typer.Option(10, "--max-failures", help="Failed cases to show."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Run a pipeline over an eval set, judge every case, write DIR/results.json and report.
+
+    Give exactly one of --pipeline, --answers, --endpoint, or an eval set whose cases
+    already carry contexts and answers (RAGAS `retrieved_contexts` / `response`).
+    """
+    from .. import evaluation as api
+    from .output import print_dry_run, print_report
+
+    with user_errors():
+        settings = api.resolve_settings(
+            config,
+            judge=judge,
+            model=model,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            cache_dir=str(cache_dir) if cache_dir else None,
+            no_cache=no_cache,
+            max_cost=max_cost,
+            generator_model=generator_model,
+        )
+        cases_path = cases or (Path(settings.cases) if settings.cases else None)
+        if cases_path is None:
+            fail("no eval set: pass --cases FILE (or set `cases` in ragmeter.toml)")
+        eval_cases = api.load_cases(cases_path)
+        source = api.build_pipeline(
+            eval_cases, pipeline=pipeline, answers=answers, endpoint=endpoint
+        )
+        if dry_run:
+            print_dry_run(eval_cases, source, settings, lang=lang.value if lang else None)
+            return
+        out_dir = out or Path(settings.out or "ragmeter-out/run")
+        result = api.run_and_save(
+            eval_cases,
+            source,
+            settings,
+            out_dir=out_dir,
+            cases_file=str(cases_path),
+            lang=lang.value if lang else None,
+            repeats=repeats,
+            progress=progress,
+        )
+    print_report(result, max_failures=max_failures)
+    typer.echo(f"\nresults written to {out_dir / 'results.json'}")

@@ -1,0 +1,127 @@
+"""Configuration from `ragmeter.toml` or `[tool.ragmeter]` in `pyproject.toml`.
+
+Command-line options override the file; the file overrides the defaults. API keys are never
+read from the file: it names the environment variable that holds them.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ._exceptions import ConfigError
+from .judges.base import MetricName
+
+
+class JudgeSettings(BaseModel):
+    """Which judge to use and how to reach it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = "local"
+    """`local` (offline, default) or `openai` (any OpenAI-compatible endpoint)."""
+    model: str | None = None
+    """Judge model name for LLM judges."""
+    base_url: str | None = None
+    """Endpoint, e.g. http://localhost:11434/v1 for Ollama."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """Name of the environment variable holding the API key."""
+    concurrency: int = 8
+    """Simultaneous judge calls."""
+    timeout: float = 60.0
+    """Per-call timeout in seconds."""
+    temperature: float = 0.0
+    """Sampling temperature of the judge."""
+    cache_dir: str | None = None
+    """Where the LLM call cache lives (default ~/.cache/ragmeter)."""
+    max_cost: float | None = None
+    """Stop judging once this much has been spent (in the price table's currency)."""
+    prices: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    """Model → (price per 1M prompt tokens, per 1M completion tokens)."""
+    generator_model: str | None = None
+    """The pipeline's own model, to warn when the judge is the same model."""
+    embedding_base_url: str | None = None
+    """OpenAI-compatible /embeddings endpoint for answer relevancy (default: local MiniLM)."""
+    embedding_model: str | None = None
+    """Embedding model at that endpoint."""
+
+
+class GateSettings(BaseModel):
+    """Regression-gate thresholds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    floors: dict[MetricName, float] = Field(
+        default_factory=lambda: {"faithfulness": 0.85, "answer_relevancy": 0.80}
+    )
+    """Absolute floors per metric (none for retrieval metrics by default)."""
+    margin: float = 0.05
+    """Non-inferiority margin against the baseline."""
+    alpha: float = 0.05
+    """Family-wise error rate across the metrics tested together."""
+    baseline: str | None = None
+    """Path of the baseline results file."""
+
+
+class Settings(BaseModel):
+    """Everything configurable, as read from the config file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cases: str | None = None
+    """Default eval set."""
+    out: str | None = None
+    """Default output directory."""
+    concurrency: int = 4
+    """Cases processed at the same time."""
+    thresholds: dict[MetricName, float] = Field(default_factory=dict)
+    """Per-case failure thresholds (a case below fails the metric)."""
+    targets: dict[MetricName, float] = Field(default_factory=dict)
+    """Mean below which the diagnosis calls a metric weak."""
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    gate: GateSettings = Field(default_factory=GateSettings)
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """The nearest ragmeter.toml, or pyproject.toml with [tool.ragmeter], from `start` up."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "ragmeter.toml"
+        if candidate.is_file():
+            return candidate
+        pyproject = folder / "pyproject.toml"
+        if (
+            pyproject.is_file()
+            and "tool" in _read_toml(pyproject)
+            and "ragmeter" in _read_toml(pyproject)["tool"]
+        ):
+            return pyproject
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
+
+
+def load_settings(path: str | Path | None = None) -> Settings:
+    """Settings from `path`, or from the nearest config file, or the defaults."""
+    file = Path(path) if path is not None else find_config()
+    if file is None:
+        return Settings()
+    if not file.is_file():
+        raise ConfigError(f"{file}: configuration file not found")
+    data = _read_toml(file)
+    if file.name == "pyproject.toml":
+        data = data.get("tool", {}).get("ragmeter", {})
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{file}: field '{where}': {first['msg']}") from exc

@@ -1,0 +1,100 @@
+"""Name the pipeline stage to fix first: retrieval before generation.
+
+Retrieval comes first because generation metrics are bounded by what was retrieved: a
+generator cannot be faithful to, or answer from, chunks that were never found.
+"""
+
+from __future__ import annotations
+
+from .judges.base import METRICS, RETRIEVAL_METRICS, MetricName
+from .results import Diagnosis, Finding, RunSummary
+
+DEFAULT_TARGETS: dict[MetricName, float] = {
+    "context_recall": 0.75,
+    "context_precision": 0.6,
+    "faithfulness": 0.85,
+    "answer_relevancy": 0.8,
+}
+"""Mean below which a metric is called weak."""
+
+_ADVICE: dict[MetricName, tuple[str, str]] = {
+    "context_recall": (
+        "retrieval misses facts the reference answers need",
+        "revisit chunking (size, overlap, sentence boundaries), raise top-k, or add hybrid "
+        "(BM25 + embedding) retrieval and query rewriting",
+    ),
+    "context_precision": (
+        "useful chunks are not ranked first",
+        "add a reranker (cross-encoder) or tighten top-k so noise does not crowd the prompt",
+    ),
+    "faithfulness": (
+        "answers state things the retrieved chunks do not support",
+        "tighten the prompt template (answer only from the context, cite it), lower the "
+        "temperature, and check for leaking model knowledge",
+    ),
+    "answer_relevancy": (
+        "answers do not address the question or evade it",
+        "rewrite queries (resolve coreference in multi-turn, fix typos), and check the prompt "
+        "does not push the model to refuse or ramble",
+    ),
+}
+
+
+def diagnose(summary: RunSummary, targets: dict[MetricName, float] | None = None) -> Diagnosis:
+    """Compare each metric's mean with its target and pick the stage to fix first."""
+    targets = {**DEFAULT_TARGETS, **(targets or {})}
+    findings: list[Finding] = []
+    weak: list[MetricName] = []
+    for metric in METRICS:
+        stats = summary.metrics.get(metric)
+        if stats is None:
+            continue
+        stage = "retrieval" if metric in RETRIEVAL_METRICS else "generation"
+        problem, advice = _ADVICE[metric]
+        if stats.mean is None:
+            findings.append(
+                Finding(
+                    stage=stage,
+                    metric=metric,
+                    severity="unknown",
+                    message=f"{metric}: no case could be scored",
+                )
+            )
+            continue
+        target = targets[metric]
+        if stats.mean < target:
+            weak.append(metric)
+            findings.append(
+                Finding(
+                    stage=stage,
+                    metric=metric,
+                    severity="weak",
+                    message=f"{metric} {stats.mean:.2f} < target {target:.2f}: {problem}",
+                    advice=advice,
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    stage=stage,
+                    metric=metric,
+                    severity="ok",
+                    message=f"{metric} {stats.mean:.2f} ≥ target {target:.2f}",
+                )
+            )
+    if not weak:
+        return Diagnosis(
+            fix_first=None,
+            headline="All four metrics meet their targets; look at the failed cases below.",
+            findings=findings,
+        )
+    first = weak[0]
+    stage = "retrieval" if first in RETRIEVAL_METRICS else "generation"
+    for finding in findings:
+        if finding.metric == first:
+            finding.severity = "fix-first"
+    problem, advice = _ADVICE[first]
+    headline = f"Fix {stage} first: {problem} ({first} {summary.metrics[first].mean:.2f})."
+    if stage == "retrieval" and any(m not in RETRIEVAL_METRICS for m in weak):
+        headline += " Generation metrics are also weak; re-measure them after retrieval improves."
+    return Diagnosis(fix_first=stage, headline=headline, findings=findings)

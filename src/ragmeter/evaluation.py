@@ -1,0 +1,142 @@
+"""Evaluate from files and options: settings → pipeline → judge → runner → results.json.
+
+The command line and the pytest plugin call these; they hold the wiring, not the scoring.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ._exceptions import ConfigError
+from .cases import Case
+from .config import Settings, load_settings
+from .judges.base import METRICS, Judge, Lang, MetricName
+from .pipeline import Pipeline
+from .results import CaseResult, RunInfo, RunResult, save_run
+
+
+def resolve_settings(config: Path | str | None = None, **overrides: Any) -> Settings:
+    """Settings from the config file with command-line `overrides` (None = not given)."""
+    settings = load_settings(config)
+    judge = settings.judge.model_copy()
+    for key in ("model", "base_url", "api_key_env", "cache_dir", "max_cost", "generator_model"):
+        if overrides.get(key) is not None:
+            setattr(judge, key, overrides[key])
+    if overrides.get("judge") is not None:
+        judge.kind = overrides["judge"]
+    elif judge.kind == "local" and (judge.base_url or overrides.get("base_url")) and judge.model:
+        judge.kind = "openai"
+    if overrides.get("concurrency") is not None:
+        judge.concurrency = overrides["concurrency"]
+        settings.concurrency = overrides["concurrency"]
+    if overrides.get("no_cache"):
+        judge.cache_dir = ""
+    settings.judge = judge
+    return settings
+
+
+def build_pipeline(
+    cases: list[Case],
+    *,
+    pipeline: str | None = None,
+    answers: Path | str | None = None,
+    endpoint: str | None = None,
+) -> Pipeline:
+    """The pipeline adapter for exactly one of the sources, or the cases' own answers."""
+    from .pipeline import (
+        AnswersFilePipeline,
+        CallablePipeline,
+        HttpPipeline,
+        PrecomputedPipeline,
+        load_callable,
+    )
+
+    given = [
+        name
+        for name, value in (
+            ("--pipeline", pipeline),
+            ("--answers", answers),
+            ("--endpoint", endpoint),
+        )
+        if value
+    ]
+    if len(given) > 1:
+        raise ConfigError(f"give only one of {', '.join(given)}")
+    if pipeline:
+        return CallablePipeline(load_callable(pipeline), name=pipeline)
+    if answers:
+        return AnswersFilePipeline(answers)
+    if endpoint:
+        return HttpPipeline(endpoint)
+    if cases and all(c.answer is not None for c in cases):
+        return PrecomputedPipeline()
+    raise ConfigError(
+        "no pipeline: pass --pipeline module:function, --answers FILE or --endpoint URL "
+        "(or use an eval set whose cases carry contexts and answers)"
+    )
+
+
+def build_judge(settings: Settings) -> Judge:
+    """The judge the settings name, through the entry-point registry."""
+    from .judges.registry import create_judge
+
+    return create_judge(settings.judge)
+
+
+async def _close(*objects: object) -> None:
+    for obj in objects:
+        close = getattr(obj, "aclose", None)
+        if callable(close):
+            await close()
+
+
+def run_and_save(
+    cases: list[Case],
+    pipeline: Pipeline,
+    settings: Settings,
+    *,
+    out_dir: Path | str,
+    cases_file: str = "",
+    pipeline_name: str | None = None,
+    judge: Judge | None = None,
+    lang: Lang | None = None,
+    repeats: int = 1,
+    progress: bool = False,
+    metrics: tuple[MetricName, ...] = METRICS,
+) -> RunResult:
+    """Run, judge and write `out_dir/results.json` atomically; return the run."""
+    from .runner import evaluate_async
+
+    judge = judge or build_judge(settings)
+    info = RunInfo(cases_file=cases_file, pipeline=pipeline_name or getattr(pipeline, "name", ""))
+
+    async def go(on_case: Callable[[CaseResult], None]) -> RunResult:
+        try:
+            return await evaluate_async(
+                cases,
+                pipeline,
+                judge,
+                metrics=metrics,
+                concurrency=settings.concurrency,
+                lang=lang,
+                thresholds=settings.thresholds,
+                targets=settings.targets,
+                info=info,
+                on_case=on_case,
+                repeats=repeats,
+            )
+        finally:
+            await _close(pipeline, judge)
+
+    if progress:
+        from .cli.progress import run_progress
+
+        with run_progress(len(cases), judge) as advance:
+            result = asyncio.run(go(advance))
+    else:
+        result = asyncio.run(go(lambda _case: None))
+    save_run(result, out_dir)
+    return result

@@ -1,0 +1,35 @@
+"""Judges: the shared interface and the built-in judges."""
+
+from .base import (
+    GENERATION_METRICS,
+    METRICS,
+    RETRIEVAL_METRICS,
+    ChunkVerdict,
+    ClaimVerdict,
+    Evidence,
+    Judge,
+    JudgeFingerprint,
+    MetricName,
+    MetricResult,
+    PointVerdict,
+    Sample,
+    Span,
+    Turn,
+)
+
+__all__ = [
+    "GENERATION_METRICS",
+    "METRICS",
+    "RETRIEVAL_METRICS",
+    "ChunkVerdict",
+    "ClaimVerdict",
+    "Evidence",
+    "Judge",
+    "JudgeFingerprint",
+    "MetricName",
+    "MetricResult",
+    "PointVerdict",
+    "Sample",
+    "Span",
+    "Turn",
+]

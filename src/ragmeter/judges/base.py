@@ -1,0 +1,209 @@
+"""The judge interface shared by the local judge and LLM judges.
+
+A judge receives one :class:`Sample` (what was asked, retrieved and answered) and returns,
+per metric, a :class:`MetricResult`: a score in [0, 1] *or* an unscored reason, never both,
+always with the evidence that led to it. Judges never touch files.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field, model_validator
+
+MetricName = Literal["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
+
+METRICS: tuple[MetricName, ...] = (
+    "context_recall",
+    "context_precision",
+    "faithfulness",
+    "answer_relevancy",
+)
+"""The four metrics, in pipeline order: retrieval first, then generation."""
+
+RETRIEVAL_METRICS: tuple[MetricName, ...] = ("context_recall", "context_precision")
+GENERATION_METRICS: tuple[MetricName, ...] = ("faithfulness", "answer_relevancy")
+
+Lang = Literal["en", "zh"]
+ClaimLabel = Literal["supported", "contradicted", "not_verifiable"]
+
+
+class Turn(BaseModel):
+    """One earlier turn of a conversation."""
+
+    role: Literal["user", "assistant"]
+    """Who spoke."""
+    content: str
+    """What was said."""
+
+
+class Sample(BaseModel):
+    """Everything a judge may look at for one case."""
+
+    case_id: str
+    """Id of the case in the eval set."""
+    question: str
+    """The user's question (the last turn for multi-turn cases)."""
+    history: list[Turn] = Field(default_factory=list)
+    """Earlier turns, oldest first."""
+    ground_truth: str = ""
+    """Human reference answer; empty when the eval set has none."""
+    contexts: list[str] = Field(default_factory=list)
+    """Retrieved chunks, best-ranked first."""
+    answer: str = ""
+    """The pipeline's answer."""
+    category: str = "normal"
+    """Case category (`normal`, `typo`, `out_of_scope`, `multi_turn` or the user's own)."""
+    lang: Lang = "en"
+    """Language of the case, detected unless given."""
+    repeat: int = 0
+    """Index of this judgement when a case is re-judged to measure noise (`--repeats`).
+    LLM judges include it in their cache key when > 0 so repeats are real re-judgements."""
+
+
+class Span(BaseModel):
+    """Character offsets into a context chunk, end exclusive."""
+
+    start: int
+    end: int
+
+
+class ClaimVerdict(BaseModel):
+    """Faithfulness verdict on one claim of the answer."""
+
+    claim: str
+    """The claim, as split from the answer."""
+    verdict: ClaimLabel
+    """Supported, contradicted or not verifiable from the contexts."""
+    chunk_index: int | None = None
+    """Index (0-based, rank order) of the best-matching context chunk."""
+    span: Span | None = None
+    """Where in that chunk the evidence lies."""
+    evidence: str = ""
+    """The text of the evidence span."""
+    reason: str = ""
+    """Why the judge decided so, in one sentence."""
+    confidence: float | None = None
+    """The judge's support probability, when it has one."""
+
+
+class ChunkVerdict(BaseModel):
+    """Context-precision verdict on one retrieved chunk."""
+
+    index: int
+    """Rank of the chunk (0-based)."""
+    useful: bool
+    """Whether the chunk helps answer the question as the reference does."""
+    score: float | None = None
+    """Usefulness strength when the judge has one."""
+    reason: str = ""
+    """Why the chunk was judged so."""
+    preview: str = ""
+    """Beginning of the chunk, for reports."""
+
+
+class PointVerdict(BaseModel):
+    """Context-recall verdict on one point of the ground truth."""
+
+    point: str
+    """A statement split from the reference answer."""
+    supported: bool
+    """Whether the retrieved chunks contain it."""
+    chunk_index: int | None = None
+    """Best-supporting chunk (0-based)."""
+    span: Span | None = None
+    """Where in that chunk."""
+    evidence: str = ""
+    """Text of the supporting span."""
+    reason: str = ""
+    """Why."""
+
+
+class Evidence(BaseModel):
+    """What a judge saw and decided, kept with every score."""
+
+    claims: list[ClaimVerdict] = Field(default_factory=list)
+    """Faithfulness: one verdict per claim of the answer."""
+    chunks: list[ChunkVerdict] = Field(default_factory=list)
+    """Context precision: one verdict per ranked chunk."""
+    points: list[PointVerdict] = Field(default_factory=list)
+    """Context recall: one verdict per point of the ground truth."""
+    generated_questions: list[str] = Field(default_factory=list)
+    """Answer relevancy (LLM judge): questions written back from the answer."""
+    abstained: bool | None = None
+    """Whether the answer was judged a refusal / abstention."""
+    notes: list[str] = Field(default_factory=list)
+    """Other reasons in plain words (e.g. 'answer is evasive')."""
+    raw_output_ids: list[str] = Field(default_factory=list)
+    """Ids of raw judge outputs (LLM cache keys) for inspection."""
+
+
+class MetricResult(BaseModel):
+    """One metric for one case: a score or an unscored reason, with evidence."""
+
+    metric: MetricName
+    score: float | None = None
+    """In [0, 1]; None when unscored."""
+    unscored_reason: str | None = None
+    """Why there is no score (judge error, not applicable, refusal has no claims, ...)."""
+    evidence: Evidence = Field(default_factory=Evidence)
+    tokens: int = 0
+    """Prompt + completion tokens spent on this metric (LLM judges)."""
+    calls: int = 0
+    """LLM calls spent on this metric (LLM judges)."""
+
+    @model_validator(mode="after")
+    def _score_xor_reason(self) -> MetricResult:
+        if (self.score is None) == (self.unscored_reason is None):
+            raise ValueError("a metric result has exactly one of score and unscored_reason")
+        if self.score is not None and not 0.0 <= self.score <= 1.0:
+            raise ValueError(f"score {self.score} outside [0, 1]")
+        return self
+
+    @property
+    def scored(self) -> bool:
+        return self.score is not None
+
+    @classmethod
+    def unscored(cls, metric: MetricName, reason: str, **kwargs: object) -> MetricResult:
+        """Build an unscored result with its reason."""
+        return cls(metric=metric, unscored_reason=reason, **kwargs)  # type: ignore[arg-type]
+
+
+class JudgeFingerprint(BaseModel):
+    """Identifies a judge configuration so stale comparisons can be detected."""
+
+    kind: str
+    """Judge family: `local`, `openai`, ..."""
+    model: str
+    """Model name (or local evidence model name)."""
+    prompt_version: str
+    """Version of prompts / scoring rules."""
+    params: dict[str, object] = Field(default_factory=dict)
+    """Parameters that change verdicts (temperature, thresholds, weights hash...)."""
+
+    def key(self) -> str:
+        """A short stable hash of the fingerprint."""
+        import hashlib
+        import json
+
+        blob = json.dumps(self.model_dump(), sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """What the runner needs from a judge; built-ins and plugins implement it alike."""
+
+    name: str
+
+    def fingerprint(self) -> JudgeFingerprint:
+        """Identity of this judge configuration."""
+        ...
+
+    async def judge(
+        self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS
+    ) -> dict[MetricName, MetricResult]:
+        """Score `sample` on `metrics`. Must return one result per metric, never raise for a
+        case-level failure (return unscored results with the reason instead)."""
+        ...

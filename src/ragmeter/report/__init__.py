@@ -1,0 +1,6 @@
+"""Renderers of one results model; they read a RunResult and never recompute scores."""
+
+from .failures import Failure, collect_failures, explain
+from .terminal import render_terminal
+
+__all__ = ["Failure", "collect_failures", "explain", "render_terminal"]

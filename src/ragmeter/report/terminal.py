@@ -1,0 +1,164 @@
+"""Terminal report: metrics with intervals, per category, diagnosis, failed cases."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ..judges.base import METRICS, RETRIEVAL_METRICS
+from ..results import MetricSummary, RunResult
+from .failures import _short, collect_failures
+
+_BARS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(counts: list[int]) -> str:
+    """Histogram counts as a row of block characters."""
+    if not counts or max(counts) == 0:
+        return ""
+    top = max(counts)
+    return "".join(
+        " " if c == 0 else _BARS[min(len(_BARS) - 1, c * len(_BARS) // (top + 1))] for c in counts
+    )
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _ci(stats: MetricSummary) -> str:
+    return "—" if stats.ci is None else f"[{stats.ci[0]:.2f}, {stats.ci[1]:.2f}]"
+
+
+def metrics_table(run: RunResult) -> Table:
+    table = Table(title="Scores (95% bootstrap interval)", title_justify="left")
+    for col in ("metric", "stage", "mean", "95% CI", "scored", "unscored", "failed", "0 → 1"):
+        table.add_column(col, justify="left" if col in ("metric", "stage", "0 → 1") else "right")
+    for metric in METRICS:
+        stats = run.summary.metrics.get(metric)
+        if stats is None:
+            continue
+        stage = "retrieval" if metric in RETRIEVAL_METRICS else "generation"
+        table.add_row(
+            metric,
+            stage,
+            _fmt(stats.mean),
+            _ci(stats),
+            str(stats.n_scored),
+            str(stats.n_unscored),
+            str(stats.n_failed),
+            sparkline(stats.histogram),
+        )
+    return table
+
+
+def unscored_table(run: RunResult) -> Table | None:
+    rows = [
+        (metric, reason, count)
+        for metric in METRICS
+        if (stats := run.summary.metrics.get(metric))
+        for reason, count in stats.unscored_reasons.items()
+    ]
+    if not rows:
+        return None
+    table = Table(title="Unscored (not counted in the means)", title_justify="left")
+    table.add_column("metric")
+    table.add_column("reason")
+    table.add_column("cases", justify="right")
+    for metric, reason, count in rows:
+        table.add_row(metric, _short(reason, 90), str(count))
+    return table
+
+
+def category_table(run: RunResult) -> Table:
+    table = Table(title="By category (mean, scored cases)", title_justify="left")
+    table.add_column("category")
+    for metric in METRICS:
+        table.add_column(metric, justify="right")
+    for category, per_metric in run.summary.by_category.items():
+        cells = []
+        for metric in METRICS:
+            stats = per_metric.get(metric)
+            cells.append(
+                "—"
+                if stats is None or stats.mean is None
+                else f"{stats.mean:.2f} ({stats.n_scored})"
+            )
+        table.add_row(category, *cells)
+    return table
+
+
+def diagnosis_panel(run: RunResult) -> Panel:
+    diag = run.diagnosis
+    lines = [Text(diag.headline, style="bold")]
+    styles = {"fix-first": "bold red", "weak": "yellow", "ok": "green", "unknown": "dim"}
+    for finding in diag.findings:
+        line = Text(f"  [{finding.stage}] ", style="dim")
+        line.append(finding.message, style=styles.get(finding.severity, ""))
+        lines.append(line)
+        if finding.advice and finding.severity in ("fix-first", "weak"):
+            lines.append(Text(f"      → {finding.advice}", style="dim"))
+    return Panel(Group(*lines), title="Diagnosis", title_align="left")
+
+
+def failures_group(run: RunResult, limit: int) -> Group:
+    failures = collect_failures(run)
+    head = Text(
+        f"Failed cases: {len(failures)} (case × metric below threshold), worst first", style="bold"
+    )
+    items: list[Text] = [head]
+    for failure in failures[:limit]:
+        case = failure.case
+        title = Text(f"\n{failure.score:.2f}  {failure.metric}  ", style="bold red")
+        title.append(f"{case.id} [{case.category}, {case.lang}] ", style="bold")
+        title.append(_short(case.question, 90))
+        items.append(title)
+        if failure.metric != "context_recall" and case.answer:
+            items.append(Text(f"    answer: {_short(case.answer, 140)}", style="dim"))
+        for reason in failure.reasons[:4]:
+            items.append(Text(f"    • {reason}"))
+    if len(failures) > limit:
+        items.append(
+            Text(
+                f"\n… {len(failures) - limit} more; see results.json or --max-failures", style="dim"
+            )
+        )
+    return Group(*items)
+
+
+def render_terminal(
+    run: RunResult, console: Console | None = None, *, max_failures: int = 10
+) -> None:
+    """Print the whole report to `console` (stdout by default)."""
+    console = console or Console()
+    info = run.run
+    judge = run.judge
+    console.print(
+        f"[bold]ragmeter[/bold] · {run.summary.n_cases} cases · "
+        f"pipeline: {info.pipeline or '—'} · judge: {judge.kind} ({judge.model}) · "
+        f"{'—' if info.seconds is None else info.seconds} s"
+    )
+    for warning in info.warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
+    if run.summary.n_pipeline_errors:
+        console.print(
+            f"[red]{run.summary.n_pipeline_errors} cases failed in the pipeline[/red] (unscored)"
+        )
+    console.print(metrics_table(run))
+    unscored = unscored_table(run)
+    if unscored is not None:
+        console.print(unscored)
+    console.print(category_table(run))
+    console.print(diagnosis_panel(run))
+    console.print(failures_group(run, max_failures))
+
+
+def render_text(run: RunResult, *, baseline: RunResult | None = None, width: int = 120) -> str:
+    """The terminal report as plain text (the `terminal` renderer)."""
+    import io
+
+    console = Console(file=io.StringIO(), width=width, force_terminal=False, color_system=None)
+    render_terminal(run, console)
+    return console.file.getvalue()  # type: ignore[attr-defined]

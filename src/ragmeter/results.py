@@ -1,0 +1,240 @@
+"""The run record: what was asked, what was answered, every verdict, and the summary.
+
+`results.json` is a versioned pydantic tree. Older schema versions are migrated on load;
+newer ones are refused with a message that says to upgrade ragmeter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from ._exceptions import ResultsError
+from .judges.base import METRICS, JudgeFingerprint, Lang, MetricName, MetricResult, Turn
+
+SCHEMA_VERSION = 1
+RESULTS_FILE = "results.json"
+
+
+class CaseResult(BaseModel):
+    """One case: its inputs, the pipeline's output and one result per metric."""
+
+    id: str
+    """Case id from the eval set."""
+    question: str
+    """The question asked."""
+    ground_truth: str = ""
+    """Human reference answer."""
+    category: str = "normal"
+    """Case category."""
+    lang: Lang = "en"
+    """Language used to judge the case."""
+    history: list[Turn] = Field(default_factory=list)
+    """Earlier turns."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """The eval set's metadata for the case."""
+    contexts: list[str] = Field(default_factory=list)
+    """Retrieved chunks, best first."""
+    answer: str = ""
+    """The pipeline's answer."""
+    pipeline_error: str | None = None
+    """Why the pipeline produced nothing for this case, if it failed."""
+    pipeline_seconds: float | None = None
+    """Time the pipeline took for this case."""
+    metrics: dict[MetricName, MetricResult] = Field(default_factory=dict)
+    """One result per metric, scored or unscored with a reason (the first judgement)."""
+    repeats: dict[MetricName, list[float | None]] = Field(default_factory=dict)
+    """Scores of every judgement when re-judged K times (`--repeats K`), first included."""
+
+    def score(self, metric: MetricName) -> float | None:
+        """The case's score on `metric`, or None when unscored or absent."""
+        result = self.metrics.get(metric)
+        return None if result is None else result.score
+
+
+class MetricSummary(BaseModel):
+    """Aggregate of one metric over a run (or one category)."""
+
+    mean: float | None
+    """Mean over scored cases; None when no case was scored."""
+    ci: tuple[float, float] | None = None
+    """95% bootstrap confidence interval of the mean."""
+    n_scored: int
+    """Cases with a score."""
+    n_unscored: int
+    """Cases without a score (see unscored_reasons)."""
+    unscored_reasons: dict[str, int] = Field(default_factory=dict)
+    """How many cases went unscored for each reason."""
+    n_failed: int = 0
+    """Scored cases below the metric's failure threshold."""
+    threshold: float | None = None
+    """Failure threshold used for n_failed."""
+    histogram: list[int] = Field(default_factory=list)
+    """Counts of scores in ten equal bins over [0, 1]."""
+
+
+class Finding(BaseModel):
+    """One line of the diagnosis."""
+
+    stage: str
+    """`retrieval` or `generation`."""
+    metric: MetricName
+    """The metric that shows the problem."""
+    severity: str
+    """`fix-first`, `weak` or `ok`."""
+    message: str
+    """What is wrong, in plain words."""
+    advice: str = ""
+    """What to try."""
+
+
+class Diagnosis(BaseModel):
+    """Which pipeline stage to fix first, retrieval before generation."""
+
+    fix_first: str | None
+    """`retrieval`, `generation` or None when every metric passes."""
+    headline: str
+    """One sentence for the top of a report."""
+    findings: list[Finding] = Field(default_factory=list)
+    """One finding per metric, pipeline order."""
+
+
+class RunSummary(BaseModel):
+    """Scores of a whole run."""
+
+    metrics: dict[MetricName, MetricSummary]
+    """Per metric over all cases."""
+    by_category: dict[str, dict[MetricName, MetricSummary]] = Field(default_factory=dict)
+    """Per category, per metric."""
+    n_cases: int
+    """Cases in the run."""
+    n_pipeline_errors: int = 0
+    """Cases whose pipeline failed."""
+
+
+class RunInfo(BaseModel):
+    """What was run and how."""
+
+    cases_file: str = ""
+    """Eval set the run used."""
+    pipeline: str = ""
+    """Description of the pipeline (adapter and target, demo variant...)."""
+    started_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
+    """When the run started (UTC, ISO 8601)."""
+    seconds: float | None = None
+    """Wall time of the run."""
+    ragmeter_version: str = ""
+    """Version that produced the file."""
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    """Failure thresholds per metric."""
+    warnings: list[str] = Field(default_factory=list)
+    """Things the reader should know (e.g. judge equals generator)."""
+    judge_stats: dict[str, Any] = Field(default_factory=dict)
+    """Calls, tokens and cost spent by the judge."""
+
+
+class RunResult(BaseModel):
+    """A complete run record as stored in results.json."""
+
+    schema_version: int = SCHEMA_VERSION
+    """Version of this file format."""
+    judge: JudgeFingerprint
+    """Which judge produced the verdicts."""
+    run: RunInfo = Field(default_factory=RunInfo)
+    """How the run was made."""
+    summary: RunSummary
+    """Aggregates; reports read these and never recompute."""
+    diagnosis: Diagnosis
+    """Stage to fix first."""
+    cases: list[CaseResult]
+    """Every case, never dropped."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_version(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            version = data.get("schema_version", SCHEMA_VERSION)
+            if isinstance(version, int) and version > SCHEMA_VERSION:
+                raise ValueError(
+                    f"schema_version {version} is newer than this ragmeter understands "
+                    f"({SCHEMA_VERSION}); upgrade ragmeter"
+                )
+        return data
+
+    def summary_dict(self) -> dict[str, dict[str, Any]]:
+        """The compact `{"faithfulness": {"mean", "ci", "n_scored", "n_unscored"}}` view."""
+        return {
+            m: {
+                "mean": s.mean,
+                "ci": list(s.ci) if s.ci else None,
+                "n_scored": s.n_scored,
+                "n_unscored": s.n_unscored,
+            }
+            for m, s in self.summary.metrics.items()
+        }
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` so a crash leaves either the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_run(result: RunResult, out_dir: str | Path) -> Path:
+    """Write `results.json` into `out_dir` atomically; return its path."""
+    path = Path(out_dir) / RESULTS_FILE
+    write_atomic(path, result.model_dump_json(indent=2))
+    return path
+
+
+def load_run(path: str | Path) -> RunResult:
+    """Load a run from a results directory or a results.json file."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / RESULTS_FILE
+    if not path.exists():
+        raise ResultsError(f"{path}: no results file; run `ragmeter run ... --out DIR` first")
+    try:
+        data = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ResultsError(f"{path}: not valid JSON ({exc}); re-run to regenerate it") from exc
+    if not isinstance(data, dict) or "schema_version" not in data:
+        raise ResultsError(f"{path}: missing schema_version: not a ragmeter results file")
+    try:
+        return RunResult.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ResultsError(f"{path}: field '{where}': {first['msg']}") from exc
+
+
+__all__ = [
+    "METRICS",
+    "RESULTS_FILE",
+    "SCHEMA_VERSION",
+    "CaseResult",
+    "Diagnosis",
+    "Finding",
+    "MetricSummary",
+    "RunInfo",
+    "RunResult",
+    "RunSummary",
+    "load_run",
+    "save_run",
+    "write_atomic",
+]

@@ -1,0 +1,156 @@
+"""Run a pipeline and a judge over every case: concurrency, progress, no case dropped."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ._version import __version__
+from .cases import Case
+from .diagnosis import diagnose
+from .judges.base import METRICS, Judge, Lang, MetricName, MetricResult, Sample
+from .pipeline import Pipeline
+from .results import CaseResult, RunInfo, RunResult
+from .summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
+
+ProgressCallback = Callable[[CaseResult], None]
+
+
+def case_lang(case: Case, override: Lang | None = None) -> Lang:
+    """The language to judge `case` in: the override, the case's own, or detected."""
+    if override is not None:
+        return override
+    if case.lang is not None:
+        return case.lang
+    from .text import detect_lang
+
+    return detect_lang(f"{case.question}\n{case.ground_truth}")
+
+
+async def _run_pipeline(pipeline: Pipeline, case: Case) -> tuple[list[str], str, str | None, float]:
+    from ._exceptions import PipelineError
+
+    started = time.perf_counter()
+    try:
+        output = await pipeline.run(case)
+    except PipelineError as exc:
+        return [], "", str(exc), time.perf_counter() - started
+    except Exception as exc:  # an adapter bug must not stop the other cases
+        return [], "", f"{type(exc).__name__}: {exc}", time.perf_counter() - started
+    return list(output.contexts), output.answer, None, time.perf_counter() - started
+
+
+async def _judge(
+    judge: Judge, sample: Sample, metrics: tuple[MetricName, ...]
+) -> dict[MetricName, MetricResult]:
+    try:
+        results = await judge.judge(sample, metrics)
+    except Exception as exc:  # judges should not raise; if one does, the case stays
+        reason = f"judge error: {type(exc).__name__}: {exc}"
+        return {m: MetricResult.unscored(m, reason) for m in metrics}
+    return {
+        m: results.get(m) or MetricResult.unscored(m, "judge returned no result") for m in metrics
+    }
+
+
+async def evaluate_case(
+    case: Case,
+    pipeline: Pipeline,
+    judge: Judge,
+    *,
+    metrics: tuple[MetricName, ...] = METRICS,
+    lang: Lang | None = None,
+    repeats: int = 1,
+) -> CaseResult:
+    """Run the pipeline on one case and judge its output (`repeats` times when > 1)."""
+    contexts, answer, error, seconds = await _run_pipeline(pipeline, case)
+    result = CaseResult(
+        id=case.id,
+        question=case.question,
+        ground_truth=case.ground_truth,
+        category=case.category,
+        lang=case_lang(case, lang),
+        history=case.history,
+        metadata=case.metadata,
+        contexts=contexts,
+        answer=answer,
+        pipeline_error=error,
+        pipeline_seconds=round(seconds, 4),
+    )
+    if error is not None:
+        reason = f"pipeline error: {error}"
+        result.metrics = {m: MetricResult.unscored(m, reason) for m in metrics}
+        return result
+    sample = Sample(
+        case_id=case.id,
+        question=case.question,
+        history=case.history,
+        ground_truth=case.ground_truth,
+        contexts=contexts,
+        answer=answer,
+        category=case.category,
+        lang=result.lang,
+    )
+    result.metrics = await _judge(judge, sample, metrics)
+    if repeats > 1:
+        scores = {m: [result.metrics[m].score] for m in metrics}
+        for index in range(1, repeats):
+            again = await _judge(judge, sample.model_copy(update={"repeat": index}), metrics)
+            for m in metrics:
+                scores[m].append(again[m].score)
+        result.repeats = scores
+    return result
+
+
+async def evaluate_async(
+    cases: list[Case],
+    pipeline: Pipeline,
+    judge: Judge,
+    *,
+    metrics: tuple[MetricName, ...] = METRICS,
+    concurrency: int = 4,
+    lang: Lang | None = None,
+    thresholds: dict[MetricName, float] | None = None,
+    targets: dict[MetricName, float] | None = None,
+    info: RunInfo | None = None,
+    on_case: ProgressCallback | None = None,
+    repeats: int = 1,
+) -> RunResult:
+    """Evaluate every case; results keep the eval set's order whatever finishes first."""
+    started = time.perf_counter()
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(case: Case) -> CaseResult:
+        async with semaphore:
+            result = await evaluate_case(
+                case, pipeline, judge, metrics=metrics, lang=lang, repeats=repeats
+            )
+        if on_case is not None:
+            on_case(result)
+        return result
+
+    case_results = list(await asyncio.gather(*(one(c) for c in cases)))
+    thresholds = {**DEFAULT_FAIL_THRESHOLDS, **(thresholds or {})}
+    summary = summarize_run(case_results, metrics, thresholds)
+    info = info or RunInfo()
+    info.seconds = round(time.perf_counter() - started, 3)
+    info.ragmeter_version = __version__
+    info.thresholds = dict(thresholds)
+    info.warnings = [*info.warnings, *getattr(judge, "warnings", [])]
+    stats: Callable[[], dict[str, Any]] | None = getattr(judge, "stats", None)
+    if callable(stats):
+        info.judge_stats = stats()
+    return RunResult(
+        judge=judge.fingerprint(),
+        run=info,
+        summary=summary,
+        diagnosis=diagnose(summary, targets),
+        cases=case_results,
+    )
+
+
+def evaluate(cases: list[Case], pipeline: Pipeline, judge: Judge, **kwargs: Any) -> RunResult:
+    """Synchronous wrapper of :func:`evaluate_async`."""
+    return asyncio.run(evaluate_async(cases, pipeline, judge, **kwargs))

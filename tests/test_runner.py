@@ -1,0 +1,78 @@
+"""The runner with small pipeline and judge implementations of the public protocols."""
+
+import asyncio
+
+from ragmeter._exceptions import PipelineError
+from ragmeter.cases import Case
+from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
+from ragmeter.pipeline import PipelineOutput
+from ragmeter.runner import evaluate
+
+
+class EchoPipeline:
+    name = "echo"
+
+    async def run(self, case: Case) -> PipelineOutput:
+        if case.id == "broken":
+            raise PipelineError("index offline")
+        await asyncio.sleep(0.01 if case.id == "slow" else 0)
+        return PipelineOutput(contexts=[f"ctx {case.id}"], answer=f"answer {case.id}")
+
+
+class CountingJudge:
+    """Scores 1.0 when the answer mentions the case id; raises for one case."""
+
+    name = "counting"
+
+    def __init__(self):
+        self.samples: list[Sample] = []
+
+    def fingerprint(self) -> JudgeFingerprint:
+        return JudgeFingerprint(kind="counting", model="none", prompt_version="1")
+
+    async def judge(self, sample, metrics=METRICS):
+        self.samples.append(sample)
+        if sample.case_id == "judge-bug":
+            raise RuntimeError("boom")
+        if sample.case_id == "partial":
+            return {"faithfulness": MetricResult(metric="faithfulness", score=1.0)}
+        score = 1.0 if sample.case_id in sample.answer else 0.0
+        if sample.repeat:
+            score = 0.5
+        return {m: MetricResult(metric=m, score=score) for m in metrics}
+
+
+def _cases(*ids):
+    return [Case(id=i, question=f"question {i}?", ground_truth="gt") for i in ids]
+
+
+def test_every_case_is_kept_in_order_with_reasons():
+    judge = CountingJudge()
+    run = evaluate(_cases("slow", "broken", "judge-bug", "partial", "ok"), EchoPipeline(), judge)
+    assert [c.id for c in run.cases] == ["slow", "broken", "judge-bug", "partial", "ok"]
+    by_id = {c.id: c for c in run.cases}
+    assert by_id["broken"].pipeline_error == "index offline"
+    assert by_id["broken"].metrics["faithfulness"].unscored_reason == "pipeline error: index offline"
+    assert by_id["judge-bug"].metrics["context_recall"].unscored_reason.startswith(
+        "judge error: RuntimeError: boom"
+    )
+    assert by_id["partial"].metrics["context_recall"].unscored_reason == "judge returned no result"
+    assert by_id["ok"].metrics["faithfulness"].score == 1.0
+    assert run.summary.n_pipeline_errors == 1
+    assert run.summary.metrics["faithfulness"].n_scored == 3
+    assert run.summary.metrics["faithfulness"].n_unscored == 2
+    assert "broken" not in {s.case_id for s in judge.samples}
+
+
+def test_language_is_detected_per_case_unless_given():
+    cases = [Case(id="zh", question="如何重置密码？"), Case(id="en", question="How do I reset?")]
+    run = evaluate(cases, EchoPipeline(), CountingJudge())
+    assert [c.lang for c in run.cases] == ["zh", "en"]
+    forced = evaluate(cases, EchoPipeline(), CountingJudge(), lang="en")
+    assert [c.lang for c in forced.cases] == ["en", "en"]
+
+
+def test_repeats_keep_every_judgement():
+    run = evaluate(_cases("ok"), EchoPipeline(), CountingJudge(), repeats=3)
+    assert run.cases[0].repeats["faithfulness"] == [1.0, 0.5, 0.5]
+    assert run.cases[0].metrics["faithfulness"].score == 1.0
