@@ -13,7 +13,7 @@ from typing import Any
 from ._exceptions import ConfigError
 from .cases import Case
 from .config import Settings, load_settings
-from .judges.base import METRICS, Judge, Lang, MetricName
+from .judges.base import METRICS, Judge, Lang, MetricName, Sample
 from .pipeline import Pipeline
 from .results import CaseResult, RunInfo, RunResult, save_run
 
@@ -140,3 +140,78 @@ def run_and_save(
         result = asyncio.run(go(lambda _case: None))
     save_run(result, out_dir)
     return result
+
+
+def estimate_run(
+    cases: list[Case],
+    pipeline: Pipeline,
+    settings: Settings,
+    *,
+    lang: Lang | None = None,
+    metrics: tuple[MetricName, ...] = METRICS,
+) -> Any:
+    """What judging would cost: runs the pipeline (not the judge) and asks the judge for an
+    estimate. Returns None for judges that make no paid calls (the local judge)."""
+    from .runner import case_lang
+
+    judge = build_judge(settings)
+    estimate = getattr(judge, "estimate", None)
+    if not callable(estimate):
+        return None
+
+    async def samples() -> list[Sample]:
+        out: list[Sample] = []
+        try:
+            for case in cases:
+                try:
+                    output = await pipeline.run(case)
+                except Exception:  # a failing case costs nothing to judge
+                    continue
+                out.append(
+                    Sample(
+                        case_id=case.id,
+                        question=case.question,
+                        history=case.history,
+                        ground_truth=case.ground_truth,
+                        contexts=output.contexts,
+                        answer=output.answer,
+                        category=case.category,
+                        lang=case_lang(case, lang),
+                    )
+                )
+        finally:
+            await _close(pipeline, judge)
+        return out
+
+    return estimate(asyncio.run(samples()), metrics)
+
+
+def run_demo(
+    variant: str = "default",
+    *,
+    out_dir: Path | str = "ragmeter-out/demo",
+    overrides: dict[str, Any] | None = None,
+    progress: bool = False,
+    judge: Judge | None = None,
+) -> RunResult:
+    """Evaluate the bundled demo pipeline (`variant`) on the bundled eval set, offline."""
+    from .cases import load_cases
+    from .demo import DemoConfig, DemoPipeline, demo_cases_path
+    from .pipeline import CallablePipeline
+
+    config = DemoConfig.for_variant(variant)
+    if overrides:
+        config = DemoConfig.model_validate({**config.model_dump(), **overrides})
+    described = ", ".join(f"{k}={v}" for k, v in config.model_dump().items())
+    pipeline = CallablePipeline(DemoPipeline(config), name=f"demo:{variant}")
+    cases_path = demo_cases_path()
+    return run_and_save(
+        load_cases(cases_path),
+        pipeline,
+        Settings(),
+        out_dir=out_dir,
+        cases_file=f"(bundled) {cases_path.name}",
+        pipeline_name=f"demo {variant} ({described})",
+        judge=judge,
+        progress=progress,
+    )

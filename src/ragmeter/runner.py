@@ -138,7 +138,9 @@ async def evaluate_async(
     info.seconds = round(time.perf_counter() - started, 3)
     info.ragmeter_version = __version__
     info.thresholds = dict(thresholds)
-    info.warnings = [*info.warnings, *getattr(judge, "warnings", [])]
+    judge_warning = getattr(judge, "warning", None)
+    if isinstance(judge_warning, str) and judge_warning:
+        info.warnings = [*info.warnings, judge_warning]
     stats: Callable[[], dict[str, Any]] | None = getattr(judge, "stats", None)
     if callable(stats):
         info.judge_stats = stats()

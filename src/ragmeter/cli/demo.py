@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -10,13 +10,13 @@ import typer
 from ._app import app, user_errors
 
 
-class Variant(str, Enum):
+class Variant(StrEnum):
     default = "default"
     weak_retrieval = "weak-retrieval"
     hallucinating = "hallucinating"
 
 
-class Retrieval(str, Enum):
+class Retrieval(StrEnum):
     bm25 = "bm25"
     hybrid = "hybrid"
 
@@ -36,7 +36,7 @@ def demo(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
 ) -> None:
     """Evaluate the bundled bilingual demo pipeline with the local judge (no key, no network)."""
-    from ..demo import run_demo
+    from ..evaluation import run_demo
     from .output import print_report
 
     overrides = {

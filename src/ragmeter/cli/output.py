@@ -14,14 +14,43 @@ def print_report(result: RunResult, *, max_failures: int = 10) -> None:
     """The terminal report on stdout."""
     from ..report.terminal import render_terminal
 
-    render_terminal(result, Console(), max_failures=max_failures)
+    console = Console()
+    if not console.is_terminal:  # piped or captured: don't squeeze tables into 80 columns
+        console = Console(width=120)
+    render_terminal(result, console, max_failures=max_failures)
 
 
 def print_dry_run(
     cases: list[Case], pipeline: Pipeline, settings: Settings, *, lang: str | None = None
 ) -> None:
     """Estimate the judge's calls, tokens and cost without calling anything."""
+    from rich.table import Table
+
     from ..evaluation import estimate_run
 
-    estimate = estimate_run(cases, pipeline, settings, lang=lang)
-    Console().print(estimate)
+    console = Console()
+    estimate = estimate_run(cases, pipeline, settings, lang=lang)  # type: ignore[arg-type]
+    if estimate is None:
+        console.print(
+            f"judge '{settings.judge.kind}' makes no paid calls: {len(cases)} cases cost nothing"
+        )
+        return
+    table = Table(title=f"Dry run: {estimate.cases} cases, judge {estimate.model}")
+    for column in ("metric", "calls", "prompt tokens", "completion tokens"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for metric, part in estimate.by_metric.items():
+        table.add_row(
+            metric, f"{part.calls:,}", f"{part.prompt_tokens:,}", f"{part.completion_tokens:,}"
+        )
+    table.add_row(
+        "total",
+        f"{estimate.calls:,}",
+        f"{estimate.prompt_tokens:,}",
+        f"{estimate.completion_tokens:,}",
+        style="bold",
+    )
+    console.print(table)
+    cost = "unknown (no price for this model; add one under [judge.prices])"
+    if estimate.cost is not None:
+        cost = f"${estimate.cost:.4f}"
+    console.print(f"estimated cost: {cost} · tokens counted by {estimate.tokenizer}")

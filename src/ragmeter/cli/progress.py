@@ -20,7 +20,7 @@ from ..results import CaseResult
 
 
 def _judge_line(stats: dict[str, Any]) -> str:
-    if not stats or not stats.get("calls") and not stats.get("cached_calls"):
+    if not stats or (not stats.get("calls") and not stats.get("cached_calls")):
         return ""
     parts = [f"calls {stats.get('calls', 0)}"]
     if stats.get("cached_calls"):

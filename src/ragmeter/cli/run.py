@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -10,7 +10,7 @@ import typer
 from ._app import app, fail, user_errors
 
 
-class LangOption(str, Enum):
+class LangOption(StrEnum):
     en = "en"
     zh = "zh"
 

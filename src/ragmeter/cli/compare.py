@@ -1,0 +1,135 @@
+"""`ragmeter compare BASE NEW`: paired differences, regressed and improved cases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ._app import app, fail, user_errors
+
+
+def _num(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "—"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def _print_comparison(comparison: object, console: Console, limit: int) -> None:
+    from ..compare import Comparison
+
+    assert isinstance(comparison, Comparison)
+    for problem in comparison.problems:
+        console.print(f"[yellow]warning:[/yellow] {problem}")
+    conf = f"{100 * comparison.confidence:.0f}%"
+    table = Table(
+        title=f"new − base, paired over cases scored in both ({conf} paired bootstrap interval)",
+        title_justify="left",
+    )
+    for col in ("metric", "n", "base", "new", "diff", f"{conf} CI", "p", "significant"):
+        table.add_column(col, justify="left" if col in ("metric", "significant") else "right")
+    for metric, d in comparison.metrics.items():
+        style = ""
+        if d.significant and d.diff is not None:
+            style = "red" if d.diff < 0 else "green"
+        table.add_row(
+            metric,
+            str(d.n_paired),
+            _num(d.base_mean),
+            _num(d.new_mean),
+            _num(d.diff, signed=True),
+            "—" if d.ci is None else f"[{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]",
+            "—" if d.p_value is None else f"{d.p_value:.3f}",
+            "yes" if d.significant else "no",
+            style=style,
+        )
+    console.print(table)
+    if comparison.by_category:
+        cats = Table(title="By category (diff, n paired)", title_justify="left")
+        cats.add_column("category")
+        metrics = list(comparison.metrics)
+        for metric in metrics:
+            cats.add_column(metric, justify="right")
+        for category, per_metric in comparison.by_category.items():
+            cells = []
+            for metric in metrics:
+                d = per_metric[metric]
+                mark = "*" if d.significant else ""
+                cells.append("—" if d.diff is None else f"{d.diff:+.2f}{mark} ({d.n_paired})")
+            cats.add_row(category, *cells)
+        console.print(cats)
+        console.print("[dim]* significant at the interval's level[/dim]")
+    for title, changes, style in (
+        ("Regressed", comparison.regressed, "red"),
+        ("Improved", comparison.improved, "green"),
+    ):
+        console.print(f"\n[bold]{title} cases: {len(changes)}[/bold]")
+        for change in changes[:limit]:
+            console.print(
+                f"[{style}]{change.diff:+.2f}[/{style}] {change.metric} {change.base:.2f} → "
+                f"{change.new:.2f}  [bold]{escape(change.case_id)}[/bold] "
+                f"{escape('[' + change.category + ']')} {escape(change.question[:90])}",
+                markup=True,
+                highlight=False,
+            )
+            for line in change.evidence[:3]:
+                console.print(f"    • {line}", markup=False, highlight=False)
+        if len(changes) > limit:
+            console.print(f"[dim]… {len(changes) - limit} more (--limit, --json)[/dim]")
+    if comparison.claim_changes:
+        console.print(f"\n[bold]Claims whose verdict changed: {len(comparison.claim_changes)}")
+        for claim in comparison.claim_changes[:limit]:
+            console.print(
+                f"  {claim.case_id}: «{claim.claim[:100]}» {claim.base_verdict} → "
+                f"{claim.new_verdict}",
+                markup=False,
+                highlight=False,
+            )
+    for label, ids in (
+        ("only in base", comparison.only_in_base),
+        ("only in new", comparison.only_in_new),
+        ("changed question or reference (not paired)", comparison.changed_cases),
+    ):
+        if ids:
+            shown = ", ".join(ids[:10]) + (" …" if len(ids) > 10 else "")
+            console.print(
+                f"[yellow]{len(ids)} cases {label}:[/yellow] {escape(shown)}", highlight=False
+            )
+
+
+@app.command()
+def compare(
+    base: Path = typer.Argument(..., help="Baseline results directory (or results.json)."),
+    new: Path = typer.Argument(..., help="New results directory (or results.json)."),
+    force: bool = typer.Option(
+        False, "--force", help="Compare even when the judges or eval sets differ."
+    ),
+    min_delta: float = typer.Option(
+        0.1, "--min-delta", help="List cases whose score moved at least this much."
+    ),
+    limit: int = typer.Option(10, "--limit", help="Cases to show in each list."),
+    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+) -> None:
+    """Compare two runs of the same eval set case by case (new − base).
+
+    Shows each metric's paired difference with a bootstrap interval and a sign-flip test, per
+    category, the regressed and improved cases worst first with the judge's evidence, and
+    claims whose verdict changed. Exit code 0; 2 when the runs cannot be loaded or compared.
+    """
+    from ..compare import compare_runs
+    from ..results import load_run
+
+    with user_errors():
+        base_run = load_run(base)
+        new_run = load_run(new)
+    comparison = compare_runs(base_run, new_run, force=force, min_delta=min_delta)
+    if as_json:
+        typer.echo(json.dumps(comparison.model_dump(mode="json"), ensure_ascii=False, indent=2))
+    if not comparison.comparable:
+        fail("runs not comparable: " + "; ".join(comparison.problems))
+    if not as_json:
+        _print_comparison(comparison, Console(), limit)

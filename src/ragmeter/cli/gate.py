@@ -1,0 +1,107 @@
+"""`ragmeter gate` (fail CI on real regressions) and `ragmeter baseline` (promote a run)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from ._app import app, fail, user_errors
+
+EXIT_GATE_FAILED = 1
+
+
+@app.command()
+def gate(
+    new: Path = typer.Argument(..., help="Results directory (or results.json) to check."),
+    baseline: Path = typer.Option(
+        None,
+        "--baseline",
+        "-b",
+        help="Baseline run to compare against (default: `gate.baseline` from the config).",
+    ),
+    config: Path = typer.Option(None, "--config", help="ragmeter.toml (default: found upwards)."),
+    margin: float = typer.Option(None, "--margin", help="Tolerated drop against the baseline."),
+    alpha: float = typer.Option(None, "--alpha", help="Family-wise false-alarm rate."),
+    force: bool = typer.Option(
+        False, "--force", help="Compare with the baseline even when the judges differ."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the gate's result as JSON."),
+) -> None:
+    """Fail (exit 1) on a real regression, pass (exit 0) on judge noise; one line per metric.
+
+    Checks each metric's floor (`[gate] floors`) and, with a baseline, the paired drop
+    against it (`[gate] margin`), all at a family-wise error rate `alpha` (Holm). Exit code 2
+    when a run cannot be loaded or the baseline is not comparable.
+    """
+    from ..config import load_settings
+    from ..gate import gate_run
+    from ..results import load_run
+
+    with user_errors():
+        settings = load_settings(config).gate
+        if margin is not None:
+            settings.margin = margin
+        if alpha is not None:
+            settings.alpha = alpha
+        run = load_run(new)
+        base_path = baseline or (Path(settings.baseline) if settings.baseline else None)
+        base = None
+        if base_path is not None:
+            if baseline is None and not base_path.exists():
+                typer.echo(
+                    f"note: no baseline at {base_path} yet; checking floors only "
+                    f"(create it with `ragmeter baseline {new} --to {base_path}`)",
+                    err=True,
+                )
+                base_path = None
+            else:
+                base = load_run(base_path)
+        result = gate_run(
+            run, settings, baseline=base, baseline_source=str(base_path) if base_path else None,
+            force=force,
+        )
+    if as_json:
+        typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+    else:
+        against = f" against {result.baseline}" if result.baseline else " (no baseline)"
+        typer.echo(
+            f"ragmeter gate: {new}{against} · alpha {result.alpha} (Holm) · margin "
+            f"{result.margin}" + (f" · mean of {result.repeats} judgements" if
+                                  result.repeats > 1 else "")
+        )
+        for verdict in result.verdicts:
+            typer.echo(verdict.line)
+        for warning in result.warnings:
+            typer.echo(f"warning: {warning}")
+        typer.echo("PASSED" if result.passed else "FAILED: a real regression (see above)")
+    if not result.passed:
+        raise typer.Exit(EXIT_GATE_FAILED)
+
+
+@app.command()
+def baseline(
+    new: Path = typer.Argument(..., help="Results directory (or results.json) to promote."),
+    to: Path = typer.Option(
+        None, "--to", help="Baseline file to write (default: `gate.baseline` from the config)."
+    ),
+    config: Path = typer.Option(None, "--config", help="ragmeter.toml (default: found upwards)."),
+) -> None:
+    """Promote a run to the baseline (atomically), so the gate tightens as the pipeline improves."""
+    from ..config import load_settings
+    from ..results import load_run, write_atomic
+
+    with user_errors():
+        target = to or (
+            Path(p) if (p := load_settings(config).gate.baseline) else None
+        )
+        if target is None:
+            fail("no baseline file: pass --to FILE (or set [gate] baseline in ragmeter.toml)")
+        run = load_run(new)
+        if target.is_dir():
+            target = target / "results.json"
+        write_atomic(target, run.model_dump_json(indent=2))
+    typer.echo(
+        f"baseline written to {target} ({run.summary.n_cases} cases, judge {run.judge.key()})"
+    )
