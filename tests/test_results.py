@@ -3,6 +3,7 @@ import json
 import pytest
 
 from ragmeter._exceptions import ResultsError
+from ragmeter.diagnosis import diagnose
 from ragmeter.judges.base import JudgeFingerprint, MetricResult
 from ragmeter.results import (
     SCHEMA_VERSION,
@@ -12,7 +13,6 @@ from ragmeter.results import (
     save_run,
     write_atomic,
 )
-from ragmeter.diagnosis import diagnose
 from ragmeter.summary import summarize_run
 
 

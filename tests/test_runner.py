@@ -52,9 +52,13 @@ def test_every_case_is_kept_in_order_with_reasons():
     assert [c.id for c in run.cases] == ["slow", "broken", "judge-bug", "partial", "ok"]
     by_id = {c.id: c for c in run.cases}
     assert by_id["broken"].pipeline_error == "index offline"
-    assert by_id["broken"].metrics["faithfulness"].unscored_reason == "pipeline error: index offline"
-    assert by_id["judge-bug"].metrics["context_recall"].unscored_reason.startswith(
-        "judge error: RuntimeError: boom"
+    assert (
+        by_id["broken"].metrics["faithfulness"].unscored_reason == "pipeline error: index offline"
+    )
+    assert (
+        by_id["judge-bug"]
+        .metrics["context_recall"]
+        .unscored_reason.startswith("judge error: RuntimeError: boom")
     )
     assert by_id["partial"].metrics["context_recall"].unscored_reason == "judge returned no result"
     assert by_id["ok"].metrics["faithfulness"].score == 1.0

@@ -66,8 +66,11 @@ def test_failed_cases_worst_first():
 
 
 def test_diagnosis_names_retrieval_before_generation():
-    cases = [_case("a", context_recall=0.2, context_precision=0.9, faithfulness=0.3,
-                   answer_relevancy=0.9)]
+    cases = [
+        _case(
+            "a", context_recall=0.2, context_precision=0.9, faithfulness=0.3, answer_relevancy=0.9
+        )
+    ]
     diagnosis = diagnose(summarize_run(cases))
     assert diagnosis.fix_first == "retrieval"
     assert "context_recall" in diagnosis.headline
@@ -77,8 +80,9 @@ def test_diagnosis_names_retrieval_before_generation():
 
 
 def test_diagnosis_names_generation_when_retrieval_is_fine():
-    cases = [_case("a", context_recall=1, context_precision=1, faithfulness=0.5,
-                   answer_relevancy=1)]
+    cases = [
+        _case("a", context_recall=1, context_precision=1, faithfulness=0.5, answer_relevancy=1)
+    ]
     diagnosis = diagnose(summarize_run(cases))
     assert diagnosis.fix_first == "generation"
     assert "faithfulness" in diagnosis.headline

@@ -61,6 +61,7 @@ def run(
     already carry contexts and answers (RAGAS `retrieved_contexts` / `response`).
     """
     from .. import evaluation as api
+    from ..cases import load_cases
     from .output import print_dry_run, print_report
 
     with user_errors():
@@ -79,7 +80,7 @@ def run(
         cases_path = cases or (Path(settings.cases) if settings.cases else None)
         if cases_path is None:
             fail("no eval set: pass --cases FILE (or set `cases` in ragmeter.toml)")
-        eval_cases = api.load_cases(cases_path)
+        eval_cases = load_cases(cases_path)
         source = api.build_pipeline(
             eval_cases, pipeline=pipeline, answers=answers, endpoint=endpoint
         )

@@ -1,0 +1,146 @@
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))  # tests/factories.py under --import-mode=importlib
+
+import random
+
+import pytest
+from typer.testing import CliRunner
+
+from factories import judge, uniform_run
+from ragmeter._exceptions import ResultsError
+from ragmeter.cli import app
+from ragmeter.config import GateSettings
+from ragmeter.gate import gate_run
+from ragmeter.results import load_run, save_run
+
+
+def _noisy(n, mean, seed, sd=0.15):
+    rng = random.Random(seed)
+    return [min(1.0, max(0.0, rng.gauss(mean, sd))) for _ in range(n)]
+
+
+BASE = {
+    "context_recall": _noisy(50, 0.85, 1),
+    "context_precision": _noisy(50, 0.75, 2),
+    "faithfulness": _noisy(50, 0.95, 3, 0.05),
+    "answer_relevancy": _noisy(50, 0.9, 4, 0.05),
+}
+
+
+def _shifted(metric, delta, noise_seed=None):
+    scores = {m: list(v) for m, v in BASE.items()}
+    rng = random.Random(noise_seed)
+    scores[metric] = [
+        min(1.0, max(0.0, s + delta + (rng.gauss(0, 0.03) if noise_seed else 0.0)))
+        for s in scores[metric]
+    ]
+    return uniform_run(50, scores)
+
+
+def _status(result):
+    return {v.metric: v.status for v in result.verdicts}
+
+
+def test_floors_only_without_baseline():
+    result = gate_run(uniform_run(50, BASE))
+    assert result.passed
+    assert _status(result) == {"context_recall": "skip", "context_precision": "skip",
+                               "faithfulness": "pass", "answer_relevancy": "pass"}
+    assert "no floor set and no baseline" in result.verdicts[0].line
+
+
+def test_real_drop_fails_and_names_the_metric():
+    result = gate_run(_shifted("context_recall", -0.2), baseline=uniform_run(50, BASE))
+    assert not result.passed
+    assert _status(result)["context_recall"] == "fail"
+    assert _status(result)["faithfulness"] == "pass"
+    line = next(v.line for v in result.verdicts if v.metric == "context_recall")
+    assert line.startswith("FAIL context_recall: vs baseline -0.")
+    assert "real regression" in line
+
+
+def test_small_noisy_change_passes():
+    new = _shifted("context_recall", -0.01, noise_seed=9)
+    result = gate_run(new, baseline=uniform_run(50, BASE))
+    assert result.passed, [v.line for v in result.verdicts]
+
+
+def test_significant_drop_within_margin_passes():
+    result = gate_run(_shifted("context_recall", -0.03), baseline=uniform_run(50, BASE))
+    assert result.passed
+    line = next(v.line for v in result.verdicts if v.metric == "context_recall")
+    assert "within the margin" in line
+
+
+def test_floor_fails_only_when_clearly_below():
+    clearly = uniform_run(50, {**BASE, "faithfulness": _noisy(50, 0.6, 5, 0.1)})
+    assert _status(gate_run(clearly))["faithfulness"] == "fail"
+    barely = uniform_run(50, {**BASE, "faithfulness": _noisy(50, 0.84, 6, 0.2)})
+    result = gate_run(barely)
+    assert _status(result)["faithfulness"] == "pass"
+
+
+def test_holm_levels_are_reported_and_p_values_adjusted():
+    result = gate_run(_shifted("faithfulness", -0.3), baseline=uniform_run(50, BASE))
+    tested = [c for c in result.checks if c.status != "skip"]
+    assert len(tested) == 6
+    assert max(c.level for c in tested) == pytest.approx(1 - 0.05 / 6)
+    assert min(c.level for c in tested) == pytest.approx(0.95)
+    assert all(c.p_value is not None and 0 < c.p_value <= 1 for c in tested)
+
+
+def test_settings_change_the_verdict():
+    run = uniform_run(50, {**BASE, "context_recall": _noisy(50, 0.5, 7, 0.1)})
+    assert gate_run(run).passed
+    assert not gate_run(run, GateSettings(floors={"context_recall": 0.8})).passed
+
+
+def test_repeats_are_averaged_and_noise_band_warns():
+    cases_base = uniform_run(50, BASE)
+    new = uniform_run(50, BASE)
+    for i, c in enumerate(new.cases):
+        s = c.score("faithfulness")
+        c.repeats = {"faithfulness": [s, max(0.0, s - 0.3 * (i % 2)), s]}
+    result = gate_run(new, GateSettings(floors={"faithfulness": 0.87}), baseline=cases_base)
+    assert result.repeats == 3
+    floor = next(c for c in result.checks if c.kind == "floor")
+    # odd cases judged s, s - 0.3, s: averaged to s - 0.1, so the mean drops by 0.05
+    assert floor.estimate == pytest.approx(sum(BASE["faithfulness"]) / 50 - 0.05)
+    assert floor.noise_sd and floor.noise_sd > 0
+    assert any("noise band" in w for w in result.warnings)
+
+
+def test_incomparable_baseline_raises_unless_forced():
+    other = uniform_run(50, BASE, judge_fp=judge(model="gpt-x"))
+    with pytest.raises(ResultsError, match="judge differs"):
+        gate_run(uniform_run(50, BASE), baseline=other)
+    result = gate_run(uniform_run(50, BASE), baseline=other, force=True)
+    assert result.passed and any("forced" in w for w in result.warnings)
+
+
+def test_cli_gate_exit_codes_and_baseline_promotion(tmp_path):
+    save_run(uniform_run(50, BASE), tmp_path / "base")
+    save_run(_shifted("context_recall", -0.2), tmp_path / "bad")
+    save_run(uniform_run(50, BASE), tmp_path / "rerun")
+    runner = CliRunner()
+    bad = runner.invoke(app, ["gate", str(tmp_path / "bad"), "--baseline", str(tmp_path / "base")])
+    assert bad.exit_code == 1, bad.output
+    assert "FAIL context_recall" in bad.output and "FAILED" in bad.output
+    ok = runner.invoke(app, ["gate", str(tmp_path / "rerun"), "-b", str(tmp_path / "base")])
+    assert ok.exit_code == 0, ok.output
+    assert ok.output.count("\nPASS ") + ok.output.count("\nSKIP ") == 4
+    missing = runner.invoke(app, ["gate", str(tmp_path / "nothing")])
+    assert missing.exit_code == 2
+    promoted = runner.invoke(app, ["baseline", str(tmp_path / "rerun"), "--to",
+                                   str(tmp_path / "ci" / "baseline.json")])
+    assert promoted.exit_code == 0, promoted.output
+    assert load_run(tmp_path / "ci" / "baseline.json").summary.n_cases == 50
+    config = tmp_path / "ragmeter.toml"
+    config.write_text(f'[gate]\nbaseline = "{tmp_path / "ci" / "baseline.json"}"\n')
+    via_config = runner.invoke(app, ["gate", str(tmp_path / "bad"), "--config", str(config)])
+    assert via_config.exit_code == 1
+    as_json = runner.invoke(app, ["gate", str(tmp_path / "rerun"), "--config", str(config),
+                                  "--json"])
+    assert as_json.exit_code == 0 and '"passed": true' in as_json.output

@@ -1,0 +1,101 @@
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))  # tests/factories.py under --import-mode=importlib
+
+import numpy  # noqa: F401  (pytester's sys.modules snapshot must not drop it)
+import pytest
+
+from factories import uniform_run
+from ragmeter.results import save_run
+
+pytest_plugins = ["pytester"]
+
+# Until the pytest11 entry point is installed, load the plugin explicitly.
+PLUGIN = [] if any(ep.name == "ragmeter" for ep in entry_points(group="pytest11")) else [
+    "-p", "ragmeter.pytest_plugin"]
+
+
+@pytest.fixture
+def runs(tmp_path):
+    good = {"faithfulness": [0.95 - 0.01 * (i % 3) for i in range(40)]}
+    bad = {"faithfulness": [0.95 - 0.5 * (i % 2) for i in range(40)]}
+    save_run(uniform_run(40, good), tmp_path / "base")
+    save_run(uniform_run(40, bad), tmp_path / "bad")
+    return tmp_path
+
+
+def test_assert_mean_and_no_regression_pass_and_fail_with_worst_cases(pytester, runs):
+    pytester.makepyfile(
+        """
+        def test_floor(ragmeter_run):
+            ragmeter_run.assert_mean("faithfulness", ">=", 0.85)
+
+        def test_no_regression(ragmeter_run, ragmeter_baseline):
+            ragmeter_run.assert_no_regression(ragmeter_baseline)
+        """
+    )
+    ok = pytester.runpytest_subprocess(*PLUGIN, f"--ragmeter-results={runs / 'base'}",
+                            f"--ragmeter-baseline={runs / 'base'}")
+    ok.assert_outcomes(passed=2)
+    bad = pytester.runpytest_subprocess(*PLUGIN, f"--ragmeter-results={runs / 'bad'}",
+                             f"--ragmeter-baseline={runs / 'base'}")
+    bad.assert_outcomes(failed=2)
+    out = bad.stdout.str()
+    assert "faithfulness mean 0.700" in out and "is not >= 0.85" in out
+    assert "0.45  c001" in out  # worst cases listed
+    assert "ragmeter gate failed:" in out and "FAIL faithfulness" in out
+    assert "worst regressed cases:" in out
+
+
+def test_ini_options_and_skips_without_configuration(pytester, runs):
+    pytester.makeini(f"[pytest]\nragmeter_results = {runs / 'base'}\n")
+    pytester.makepyfile(
+        """
+        def test_mean(ragmeter_run):
+            assert ragmeter_run.mean("faithfulness") > 0.9
+
+        def test_baseline(ragmeter_baseline):
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess(*PLUGIN, "-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    assert "no baseline configured" in result.stdout.str()
+
+
+def test_session_run_evaluates_a_pipeline_once(pytester):
+    pytester.makepyfile(
+        pipe="""
+        CALLS = []
+
+        def answer(question, history=None):
+            CALLS.append(question)
+            return {"contexts": ["Refunds are issued within 14 days."],
+                    "answer": "Refunds are issued within 14 days."}
+        """,
+        cases="",
+    )
+    (pytester.path / "cases.jsonl").write_text(
+        "\n".join(
+            f'{{"id": "q{i}", "question": "How long do refunds take? ({i})", '
+            '"ground_truth": "Refunds are issued within 14 days."}'
+            for i in range(3)
+        )
+    )
+    pytester.makepyfile(
+        test_quality="""
+        import pipe
+
+        def test_one(ragmeter_run):
+            assert ragmeter_run.result.summary.n_cases == 3
+
+        def test_two(ragmeter_run):
+            assert len(pipe.CALLS) == 3  # evaluated once for the session
+        """
+    )
+    pytester.syspathinsert()
+    result = pytester.runpytest_subprocess(*PLUGIN, "--ragmeter-cases=cases.jsonl",
+                                "--ragmeter-pipeline=pipe:answer")
+    result.assert_outcomes(passed=2)
