@@ -1,8 +1,4 @@
-import sys
 from importlib.metadata import entry_points
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))  # tests/factories.py under --import-mode=importlib
 
 import numpy  # noqa: F401  (pytester's sys.modules snapshot must not drop it)
 import pytest

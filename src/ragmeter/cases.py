@@ -96,19 +96,20 @@ def load_cases(path: str | Path) -> list[Case]:
     records = read_records(path, json_columns=_CASE_JSON_COLUMNS)
     if not records:
         raise CaseFileError(
-            path, "the file has no cases; add at least one record with a 'question'", line=None
+            path, "the file has no cases; add at least one record with a 'question'"
         )
     cases: list[Case] = []
-    numbered: set[int] = set()
+    numbered_ids: set[str] = set()
     first_line: dict[str, int] = {}
     for record in records:
         case, assigned = _case_from_record(path, record)
         if case.id in first_line:
-            why = (
-                f"; this record has no id, so it was numbered {case.id}: give it an id"
-                if assigned
-                else "; ids must be unique: rename one of them"
-            )
+            if assigned:
+                why = f"; this record has no id, so it was numbered {case.id}: give it an id"
+            elif case.id in numbered_ids:
+                why = "; that record has no id and was numbered by its position: give it an id"
+            else:
+                why = "; ids must be unique: rename one of them"
             raise CaseFileError(
                 path,
                 f"duplicate id '{case.id}' (first used at line {first_line[case.id]}){why}",
@@ -117,10 +118,11 @@ def load_cases(path: str | Path) -> list[Case]:
             )
         first_line[case.id] = record.line
         if assigned:
-            numbered.add(len(cases))
+            numbered_ids.add(case.id)
         cases.append(case)
-    for index in numbered:
-        _mark_assigned(cases[index])
+    for case in cases:
+        if case.id in numbered_ids:
+            _mark_assigned(case)
     return cases
 
 

@@ -1,0 +1,252 @@
+"""Compare two runs of the same eval set case by case.
+
+Only cases scored in both runs are paired (by case id). Differences are new − base, with a
+paired bootstrap interval and a paired sign-flip test, per metric and per category. Runs
+judged by different judges are not comparable unless forced: a score change could be the
+judge's, not the pipeline's.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from .judges.base import METRICS, MetricName
+from .noise import case_scores
+from .report.failures import explain
+from .results import CaseResult, RunResult
+from .stats import mean, paired_bootstrap_ci, sign_flip_test
+
+MIN_OVERLAP = 0.5
+"""Below this share of common cases the two runs are not the same eval set."""
+
+
+class MetricDiff(BaseModel):
+    """One metric, paired over the cases scored in both runs."""
+
+    metric: MetricName
+    n_paired: int
+    base_mean: float | None
+    """Base mean over the paired cases."""
+    new_mean: float | None
+    """New mean over the paired cases."""
+    diff: float | None
+    """Mean paired difference new − base."""
+    ci: tuple[float, float] | None = None
+    """Paired bootstrap interval of `diff`."""
+    p_value: float | None = None
+    """Two-sided paired sign-flip test of no difference."""
+    significant: bool = False
+    """p-value below 1 − confidence."""
+
+
+class CaseChange(BaseModel):
+    """A case whose score on one metric moved."""
+
+    case_id: str
+    category: str
+    question: str
+    metric: MetricName
+    base: float
+    new: float
+    diff: float
+    evidence: list[str] = Field(default_factory=list)
+    """Why the new run scored as it did (for regressions) or the base did (improvements)."""
+
+
+class ClaimChange(BaseModel):
+    """A claim, found in both answers, whose faithfulness verdict changed."""
+
+    case_id: str
+    claim: str
+    base_verdict: str
+    new_verdict: str
+
+
+class Comparison(BaseModel):
+    """Everything `ragmeter compare` shows."""
+
+    comparable: bool
+    """False when the runs should not be compared (see problems) and force was not given."""
+    forced: bool = False
+    problems: list[str] = Field(default_factory=list)
+    """Why the runs may not be comparable."""
+    base_judge: str
+    new_judge: str
+    confidence: float
+    metrics: dict[MetricName, MetricDiff] = Field(default_factory=dict)
+    by_category: dict[str, dict[MetricName, MetricDiff]] = Field(default_factory=dict)
+    regressed: list[CaseChange] = Field(default_factory=list)
+    """Worst first."""
+    improved: list[CaseChange] = Field(default_factory=list)
+    """Largest gain first."""
+    claim_changes: list[ClaimChange] = Field(default_factory=list)
+    only_in_base: list[str] = Field(default_factory=list)
+    only_in_new: list[str] = Field(default_factory=list)
+    changed_cases: list[str] = Field(default_factory=list)
+    """Ids present in both runs whose question or reference changed (not paired)."""
+
+
+def comparability_problems(base: RunResult, new: RunResult) -> tuple[list[str], list[str]]:
+    """(problems that --force may override, problems it may not)."""
+    soft: list[str] = []
+    hard: list[str] = []
+    if base.judge.key() != new.judge.key():
+        soft.append(
+            f"judge differs: base {base.judge.kind}/{base.judge.model} "
+            f"(prompts {base.judge.prompt_version}, key {base.judge.key()}) vs new "
+            f"{new.judge.kind}/{new.judge.model} (prompts {new.judge.prompt_version}, "
+            f"key {new.judge.key()}); re-judge both runs with one judge, or pass --force"
+        )
+    if base.schema_version != new.schema_version:
+        soft.append(f"schema versions differ ({base.schema_version} vs {new.schema_version})")
+    base_ids = {c.id for c in base.cases}
+    new_ids = {c.id for c in new.cases}
+    common = base_ids & new_ids
+    if not common:
+        hard.append("no case id in common: these are runs of different eval sets")
+    elif len(common) < MIN_OVERLAP * max(len(base_ids), len(new_ids)):
+        soft.append(
+            f"eval sets differ: only {len(common)} of {len(base_ids)} base and "
+            f"{len(new_ids)} new cases in common"
+        )
+    return soft, hard
+
+
+def _same_case(a: CaseResult, b: CaseResult) -> bool:
+    return a.question.strip() == b.question.strip() and (
+        a.ground_truth.strip() == b.ground_truth.strip()
+    )
+
+
+def paired_scores(
+    base: RunResult, new: RunResult, metric: MetricName, *, ids: set[str] | None = None,
+    average_repeats: bool = False,
+) -> tuple[list[str], list[float], list[float]]:
+    """(ids, base scores, new scores) for the cases scored in both runs, new's order."""
+    b = case_scores(base, metric, average_repeats=average_repeats)
+    n = case_scores(new, metric, average_repeats=average_repeats)
+    keep = [i for i in n if i in b and (ids is None or i in ids)]
+    return keep, [b[i] for i in keep], [n[i] for i in keep]
+
+
+def diff_metric(
+    base_scores: list[float],
+    new_scores: list[float],
+    metric: MetricName,
+    *,
+    confidence: float = 0.95,
+) -> MetricDiff:
+    """Paired difference of one metric from aligned score lists."""
+    diffs = [n - b for b, n in zip(base_scores, new_scores, strict=True)]
+    p = sign_flip_test(diffs) if diffs else None
+    return MetricDiff(
+        metric=metric,
+        n_paired=len(diffs),
+        base_mean=mean(base_scores),
+        new_mean=mean(new_scores),
+        diff=mean(diffs),
+        ci=paired_bootstrap_ci(diffs, confidence=confidence),
+        p_value=p,
+        significant=p is not None and p < 1 - confidence,
+    )
+
+
+def claim_changes(base_case: CaseResult, new_case: CaseResult) -> list[ClaimChange]:
+    """Claims present in both answers (matched by text) whose verdict changed."""
+    def claims(case: CaseResult) -> dict[str, str]:
+        result = case.metrics.get("faithfulness")
+        if result is None:
+            return {}
+        return {" ".join(c.claim.lower().split()): c.verdict for c in result.evidence.claims}
+
+    before = claims(base_case)
+    after = claims(new_case)
+    original = {}
+    if (result := new_case.metrics.get("faithfulness")) is not None:
+        original = {" ".join(c.claim.lower().split()): c.claim for c in result.evidence.claims}
+    return [
+        ClaimChange(
+            case_id=new_case.id, claim=original[key], base_verdict=before[key], new_verdict=verdict
+        )
+        for key, verdict in after.items()
+        if key in before and before[key] != verdict
+    ]
+
+
+def compare_runs(
+    base: RunResult,
+    new: RunResult,
+    *,
+    force: bool = False,
+    confidence: float = 0.95,
+    min_delta: float = 0.1,
+    metrics: tuple[MetricName, ...] = METRICS,
+) -> Comparison:
+    """Compare `new` against `base`; `comparable` is False on a mismatch unless `force`.
+
+    Cases whose score moved by at least `min_delta` are listed as regressed or improved.
+    """
+    soft, hard = comparability_problems(base, new)
+    result = Comparison(
+        comparable=not hard and (force or not soft),
+        forced=force and bool(soft),
+        problems=[*hard, *soft],
+        base_judge=base.judge.key(),
+        new_judge=new.judge.key(),
+        confidence=confidence,
+    )
+    base_by_id = {c.id: c for c in base.cases}
+    new_by_id = {c.id: c for c in new.cases}
+    result.only_in_base = [i for i in base_by_id if i not in new_by_id]
+    result.only_in_new = [i for i in new_by_id if i not in base_by_id]
+    result.changed_cases = [
+        i for i in new_by_id if i in base_by_id and not _same_case(base_by_id[i], new_by_id[i])
+    ]
+    if not result.comparable:
+        return result
+    paired = {i for i in new_by_id if i in base_by_id} - set(result.changed_cases)
+    for metric in metrics:
+        _, b, n = paired_scores(base, new, metric, ids=paired)
+        result.metrics[metric] = diff_metric(b, n, metric, confidence=confidence)
+    categories = sorted({new_by_id[i].category for i in paired})
+    for category in categories:
+        ids = {i for i in paired if new_by_id[i].category == category}
+        result.by_category[category] = {}
+        for metric in metrics:
+            _, b, n = paired_scores(base, new, metric, ids=ids)
+            result.by_category[category][metric] = diff_metric(b, n, metric, confidence=confidence)
+    for case_id in (i for i in new_by_id if i in paired):
+        old, cur = base_by_id[case_id], new_by_id[case_id]
+        for metric in metrics:
+            before, after = old.score(metric), cur.score(metric)
+            if before is None or after is None or abs(after - before) < min_delta:
+                continue
+            worse = after < before
+            change = CaseChange(
+                case_id=case_id,
+                category=cur.category,
+                question=cur.question,
+                metric=metric,
+                base=before,
+                new=after,
+                diff=after - before,
+                evidence=explain(cur if worse else old, metric),
+            )
+            (result.regressed if worse else result.improved).append(change)
+        result.claim_changes.extend(claim_changes(old, cur))
+    order = {m: i for i, m in enumerate(METRICS)}
+    result.regressed.sort(key=lambda c: (c.diff, order[c.metric], c.case_id))
+    result.improved.sort(key=lambda c: (-c.diff, order[c.metric], c.case_id))
+    return result
+
+
+__all__ = [
+    "CaseChange",
+    "ClaimChange",
+    "Comparison",
+    "MetricDiff",
+    "comparability_problems",
+    "compare_runs",
+    "diff_metric",
+    "paired_scores",
+]

@@ -1,0 +1,63 @@
+"""Configuration of the LLM judge (the ``[judge]`` keys of ``ragmeter.toml``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...llm.cost import Price
+from ...llm.structured import OutputMode
+
+
+class EmbeddingEndpoint(BaseModel):
+    """An OpenAI-compatible ``/embeddings`` endpoint for answer relevancy."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    """Embedding model name, e.g. ``text-embedding-3-small``."""
+    base_url: str | None = None
+    """Endpoint base URL; None for api.openai.com."""
+    api_key_env: str | None = "OPENAI_API_KEY"
+    """Environment variable holding the key; None or empty for servers that need none."""
+
+
+class LLMJudgeConfig(BaseModel):
+    """Settings of :class:`OpenAIJudge`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    """Judge model name as the endpoint knows it."""
+    base_url: str | None = None
+    """OpenAI-compatible base URL (``http://localhost:11434/v1`` for Ollama); None for OpenAI."""
+    api_key_env: str | None = "OPENAI_API_KEY"
+    """Environment variable holding the API key; local servers need none."""
+    temperature: float = 0.0
+    """Sampling temperature of judge calls."""
+    timeout: float = 60.0
+    """Seconds before one call is abandoned (and retried)."""
+    concurrency: int = Field(default=8, ge=1)
+    """Most calls in flight; lowered automatically while the endpoint answers HTTP 429."""
+    max_retries: int = Field(default=4, ge=0)
+    """Retries of a call after 429, 5xx, timeouts and connection errors."""
+    backoff_base: float = 0.5
+    """First retry delay in seconds (doubled each retry, with jitter) when no Retry-After."""
+    n_questions: int = Field(default=3, ge=1)
+    """Questions written back from the answer for answer relevancy."""
+    cache_path: Path | None = None
+    """SQLite cache file; None for ``$RAGMETER_CACHE_DIR/llm.sqlite`` or ``~/.cache/ragmeter``."""
+    use_cache: bool = True
+    """Read and write the cache; False re-asks everything and writes nothing to disk."""
+    prices: dict[str, Price] = Field(default_factory=dict)
+    """Prices per million tokens by model name, added to (and overriding) the examples."""
+    max_cost: float | None = None
+    """Budget in dollars; once spent, remaining case-metrics are unscored."""
+    embedding: Literal["local"] | EmbeddingEndpoint = "local"
+    """``local`` (MiniLM for English, character bigrams for Chinese) or an endpoint."""
+    generator_model: str | None = None
+    """The model that wrote the answers, to warn when it is also the judge."""
+    output_mode: OutputMode | None = None
+    """Force a structured-output mode instead of detecting it."""

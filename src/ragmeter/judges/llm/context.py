@@ -1,0 +1,108 @@
+"""What every LLM metric needs: structured calls with the case's prompts, and result helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ...llm.cost import Usage
+from ...llm.embeddings import Similarity
+from ...llm.structured import StructuredCaller, StructuredResult
+from ..base import Evidence, MetricName, MetricResult, Sample
+from .prompts import load_prompt, render, sample_fields
+
+M = TypeVar("M", bound=BaseModel)
+
+NO_GROUND_TRUTH = "no ground truth"
+OUT_OF_SCOPE = "not applicable: out-of-scope case"
+REFUSAL = "refusal: answer has no claims"
+NO_CONTEXTS = "no contexts retrieved"
+
+
+def messages_for(sample: Sample, prompt: str, **extra: object) -> list[dict[str, str]]:
+    """The messages of prompt ``prompt`` for ``sample``, in the sample's language."""
+    return render(prompt, sample.lang, **sample_fields(sample), **extra)
+
+
+@dataclass
+class JudgeContext:
+    """Shared by the four metric modules of one judge."""
+
+    caller: StructuredCaller
+    similarity: Similarity
+    n_questions: int
+
+    async def ask(
+        self,
+        sample: Sample,
+        metric: MetricName,
+        prompt: str,
+        model: type[M],
+        *,
+        check: Callable[[M], str | None] | None = None,
+        **extra: object,
+    ) -> StructuredResult[M]:
+        return await self.caller.ask(
+            messages_for(sample, prompt, **extra),
+            model,
+            check=check,
+            repair_prompt=load_prompt("repair", sample.lang),
+            metric=metric,
+            case_id=sample.case_id,
+            repeat=sample.repeat,
+        )
+
+
+class Spend:
+    """Calls, tokens and raw-output ids behind one metric result."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self.raw_ids: list[str] = []
+
+    def add(self, result: StructuredResult[Any]) -> None:
+        self.usage.add(result.usage)
+        self.raw_ids.extend(result.raw_ids)
+
+    def scored(self, metric: MetricName, score: float, evidence: Evidence) -> MetricResult:
+        evidence.raw_output_ids = list(self.raw_ids)
+        return MetricResult(
+            metric=metric,
+            score=min(1.0, max(0.0, score)),
+            evidence=evidence,
+            calls=self.usage.calls,
+            tokens=self.usage.tokens,
+        )
+
+    def unscored(
+        self, metric: MetricName, reason: str, evidence: Evidence | None = None
+    ) -> MetricResult:
+        evidence = evidence or Evidence()
+        evidence.raw_output_ids = list(self.raw_ids)
+        return MetricResult(
+            metric=metric,
+            unscored_reason=reason,
+            evidence=evidence,
+            calls=self.usage.calls,
+            tokens=self.usage.tokens,
+        )
+
+
+def check_indices(kind: str, owner: str, indices: list[int], n: int) -> str | None:
+    """A count/coverage problem with ``indices`` (expected 0..n-1 once each), else None."""
+    if len(indices) != n:
+        return f"judge returned {len(indices)} verdicts for {n} {owner}"
+    if sorted(indices) != list(range(n)):
+        return f"judge returned {kind} indices {sorted(indices)}, expected 0..{n - 1}"
+    return None
+
+
+def check_chunk_refs(refs: list[int | None], n_chunks: int) -> str | None:
+    """A problem with chunk references (must be valid chunk indices), else None."""
+    bad = sorted({r for r in refs if r is not None and not 0 <= r < n_chunks})
+    if bad:
+        return f"judge cited chunk indices {bad} but there are only {n_chunks} chunks"
+    return None

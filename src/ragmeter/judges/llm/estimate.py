@@ -1,0 +1,100 @@
+"""Dry-run estimate of the calls and tokens an LLM-judged run would spend."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from ...llm.cost import Estimate, MetricEstimate, PriceTable, count_tokens
+from ...llm.structured import SCHEMA_INSTRUCTION, OutputMode, strict_schema
+from ..base import MetricName, Sample
+from .context import messages_for
+from .prompts import fence
+from .schemas import (
+    AnswerRelevancy,
+    ContextPrecisionVerdicts,
+    ContextRecallPoints,
+    FaithfulnessClaims,
+    FaithfulnessVerdicts,
+)
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*")
+# Completion tokens per output item, observed on typical judge replies.
+PER_CLAIM_VERDICT = 45
+PER_CHUNK_RATING = 25
+PER_POINT = 30
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (English or Chinese punctuation)."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def estimate_run(
+    samples: Sequence[Sample],
+    metrics: Sequence[MetricName],
+    *,
+    model: str,
+    n_questions: int,
+    prices: PriceTable,
+    mode: OutputMode = "json_schema",
+) -> Estimate:
+    """Calls and prompt tokens as the prompts would be sent (claims approximated by the
+    answer's sentences), expected completion tokens, and the cost."""
+    by_metric = {m: MetricEstimate() for m in metrics}
+
+    def add(metric: MetricName, sample: Sample, prompt: str, schema: type, completion: int,
+            **extra: object) -> None:
+        messages = messages_for(sample, prompt, **extra)
+        tokens = sum(count_tokens(m["content"], model) + 4 for m in messages)
+        if mode != "json_schema":
+            instruction = SCHEMA_INSTRUCTION.replace("$name", schema.__name__).replace(
+                "$schema", json.dumps(strict_schema(schema), ensure_ascii=False)
+            )
+            tokens += count_tokens(instruction, model)
+        est = by_metric[metric]
+        est.calls += 1
+        est.prompt_tokens += tokens
+        est.completion_tokens += completion
+
+    for s in samples:
+        has_answer = bool(s.answer.strip())
+        retrieval_ok = s.category != "out_of_scope" and bool(s.ground_truth.strip())
+        for metric in metrics:
+            if metric == "faithfulness" and has_answer:
+                claims = sentences(s.answer) or [s.answer]
+                add(metric, s, "faithfulness_claims", FaithfulnessClaims,
+                    int(count_tokens(s.answer, model) * 1.1) + 10)
+                if s.contexts:
+                    numbered = "\n".join(f"{i}. {c}" for i, c in enumerate(claims))
+                    add(metric, s, "faithfulness_verify", FaithfulnessVerdicts,
+                        PER_CLAIM_VERDICT * len(claims) + 10,
+                        claims=fence("CLAIMS", numbered), n_claims=len(claims))
+            elif metric == "answer_relevancy" and has_answer:
+                q = count_tokens(s.question, model)
+                add(metric, s, "answer_relevancy", AnswerRelevancy,
+                    (n_questions + 1) * (q + 8) + 15, n_questions=n_questions)
+            elif metric == "context_precision" and retrieval_ok and s.contexts:
+                add(metric, s, "context_precision", ContextPrecisionVerdicts,
+                    PER_CHUNK_RATING * len(s.contexts) + 10, n_chunks=len(s.contexts))
+            elif metric == "context_recall" and retrieval_ok and s.contexts:
+                points = len(sentences(s.ground_truth)) or 1
+                add(metric, s, "context_recall", ContextRecallPoints,
+                    int(count_tokens(s.ground_truth, model) * 1.2) + PER_POINT * points)
+    prompt = sum(e.prompt_tokens for e in by_metric.values())
+    completion = sum(e.completion_tokens for e in by_metric.values())
+    from ...llm.cost import _tiktoken_encoder
+
+    return Estimate(
+        model=model,
+        cases=len(samples),
+        calls=sum(e.calls for e in by_metric.values()),
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        cost=prices.cost(model, prompt, completion),
+        by_metric={m: e for m, e in by_metric.items()},
+        tokenizer="tiktoken" if _tiktoken_encoder(model) is not None else Estimate.model_fields[
+            "tokenizer"
+        ].default,
+    )

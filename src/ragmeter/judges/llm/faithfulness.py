@@ -1,0 +1,77 @@
+"""Faithfulness: the share of the answer's claims that the contexts support.
+
+Two calls: claims are split from the answer, then all claims are verified at once against the
+contexts (given once). Contradicted and not-verifiable claims both count as unsupported.
+"""
+
+from __future__ import annotations
+
+from ..base import ClaimVerdict, Evidence, MetricResult, Sample, Span
+from .context import REFUSAL, JudgeContext, Spend, check_chunk_refs, check_indices
+from .prompts import fence
+from .schemas import FaithfulnessClaims, FaithfulnessVerdicts
+
+METRIC = "faithfulness"
+
+
+async def judge_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult:
+    spend = Spend()
+    if not sample.answer.strip():
+        return spend.unscored(METRIC, REFUSAL, Evidence(abstained=True))
+    split = await ctx.ask(sample, METRIC, "faithfulness_claims", FaithfulnessClaims)
+    spend.add(split)
+    if split.value is None:
+        return spend.unscored(METRIC, split.error or "judge error")
+    claims = [c.strip() for c in split.value.claims if c.strip()]
+    if not claims:
+        return spend.unscored(METRIC, REFUSAL, Evidence(abstained=True))
+    if not sample.contexts:
+        verdicts = [
+            ClaimVerdict(claim=c, verdict="not_verifiable", reason="no contexts retrieved")
+            for c in claims
+        ]
+        return spend.scored(METRIC, 0.0, Evidence(claims=verdicts, abstained=False))
+
+    n_chunks = len(sample.contexts)
+
+    def check(out: FaithfulnessVerdicts) -> str | None:
+        indices = [v.claim_index for v in out.verdicts]
+        return check_indices("claim", "claims", indices, len(claims)) or check_chunk_refs(
+            [v.chunk_index for v in out.verdicts], n_chunks
+        )
+
+    numbered = "\n".join(f"{i}. {claim}" for i, claim in enumerate(claims))
+    verify = await ctx.ask(
+        sample,
+        METRIC,
+        "faithfulness_verify",
+        FaithfulnessVerdicts,
+        check=check,
+        claims=fence("CLAIMS", numbered),
+        n_claims=len(claims),
+    )
+    spend.add(verify)
+    if verify.value is None:
+        return spend.unscored(METRIC, verify.error or "judge error")
+    by_index = {v.claim_index: v for v in verify.value.verdicts}
+    verdicts = []
+    for i, claim in enumerate(claims):
+        v = by_index[i]
+        span = None
+        if v.chunk_index is not None and v.quote:
+            start = sample.contexts[v.chunk_index].find(v.quote)
+            if start >= 0:
+                span = Span(start=start, end=start + len(v.quote))
+        verdicts.append(
+            ClaimVerdict(
+                claim=claim,
+                verdict=v.verdict,
+                chunk_index=v.chunk_index,
+                span=span,
+                evidence=v.quote,
+                reason=v.reason,
+            )
+        )
+    supported = sum(v.verdict == "supported" for v in verdicts)
+    evidence = Evidence(claims=verdicts, abstained=False)
+    return spend.scored(METRIC, supported / len(verdicts), evidence)

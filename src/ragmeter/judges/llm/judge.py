@@ -1,0 +1,174 @@
+"""The LLM judge: the four metrics through any OpenAI-compatible chat endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from ..._exceptions import ConfigError
+from ...llm.cache import LLMCache, default_cache_path
+from ...llm.client import ChatClient
+from ...llm.cost import CostTracker, Estimate, PriceTable
+from ...llm.embeddings import EmbeddingClient, LocalSimilarity, Similarity
+from ...llm.retry import RetryPolicy
+from ...llm.structured import StructuredCaller
+from ..base import METRICS, JudgeFingerprint, MetricName, MetricResult, Sample
+from .config import LLMJudgeConfig
+from .context import JudgeContext
+from .estimate import estimate_run
+from .faithfulness import judge_faithfulness
+from .precision import judge_context_precision
+from .prompts import prompt_version
+from .recall import judge_context_recall
+from .relevancy import judge_answer_relevancy
+
+MetricFn = Callable[[JudgeContext, Sample], Awaitable[MetricResult]]
+METRIC_FUNCTIONS: dict[MetricName, MetricFn] = {
+    "context_recall": judge_context_recall,
+    "context_precision": judge_context_precision,
+    "faithfulness": judge_faithfulness,
+    "answer_relevancy": judge_answer_relevancy,
+}
+
+
+class OpenAIJudge:
+    """Judges samples with an LLM behind any OpenAI-compatible endpoint.
+
+    Never raises for a case: a failed metric is unscored with the reason. ``stats()`` gives
+    calls, cached calls, tokens and cost so far for progress displays.
+    """
+
+    name = "openai"
+
+    def __init__(self, config: LLMJudgeConfig) -> None:
+        self.config = config
+        policy = RetryPolicy(
+            max_retries=config.max_retries, backoff_base=config.backoff_base,
+            timeout=config.timeout,
+        )
+        path = (config.cache_path or default_cache_path()) if config.use_cache else None
+        self.cache = LLMCache(path)
+        prices = PriceTable.with_overrides(config.prices)
+        self.tracker = CostTracker(config.model, prices, config.max_cost)
+        if config.max_cost is not None and not self.tracker.priced:
+            raise ConfigError(
+                f"max_cost needs the price of model {config.model!r}: add it under `prices` "
+                f"(dollars per million prompt and completion tokens)."
+            )
+        self.client = ChatClient(
+            model=config.model,
+            base_url=config.base_url,
+            api_key_env=config.api_key_env,
+            temperature=config.temperature,
+            policy=policy,
+            concurrency=config.concurrency,
+            cache=self.cache,
+            use_cache=config.use_cache,
+            tracker=self.tracker,
+        )
+        self.caller = StructuredCaller(self.client, mode=config.output_mode)
+        self.embedder: EmbeddingClient | None = None
+        similarity: Similarity
+        if config.embedding == "local":
+            similarity = LocalSimilarity()
+        else:
+            self.embedder = EmbeddingClient(
+                model=config.embedding.model,
+                base_url=config.embedding.base_url,
+                api_key_env=config.embedding.api_key_env,
+                policy=policy,
+                concurrency=config.concurrency,
+                cache=self.cache,
+                use_cache=config.use_cache,
+            )
+            similarity = self.embedder
+        self.context = JudgeContext(self.caller, similarity, config.n_questions)
+
+    def fingerprint(self) -> JudgeFingerprint:
+        return JudgeFingerprint(
+            kind="openai",
+            model=self.config.model,
+            prompt_version=prompt_version(),
+            params={
+                "temperature": self.config.temperature,
+                "n_questions": self.config.n_questions,
+                "embedding": self.context.similarity.name,
+            },
+        )
+
+    @property
+    def warning(self) -> str | None:
+        """A warning for the report when the judge model also generated the answers."""
+        gen = self.config.generator_model
+        if gen and gen.strip().lower() == self.config.model.strip().lower():
+            return (
+                f"The judge model ({self.config.model}) also generated the answers: it tends to "
+                f"rate its own answers favourably. Judge with a different model."
+            )
+        return None
+
+    async def judge(
+        self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS
+    ) -> dict[MetricName, MetricResult]:
+        results = await asyncio.gather(*(self._one(sample, m) for m in metrics))
+        return dict(zip(metrics, results, strict=True))
+
+    async def _one(self, sample: Sample, metric: MetricName) -> MetricResult:
+        try:
+            return await METRIC_FUNCTIONS[metric](self.context, sample)
+        except Exception as exc:  # one metric's failure must not stop the case or the run
+            return MetricResult.unscored(metric, f"judge error: {type(exc).__name__}: {exc}")
+
+    @property
+    def usage(self) -> CostTracker:
+        """Tokens and cost so far, per metric and per case (calls made, cache hits apart)."""
+        return self.tracker
+
+    def stats(self) -> dict[str, Any]:
+        """Counters for progress bars and the report."""
+        spent, cached = self.tracker.spent, self.tracker.cached
+        retry = self.client.retry_stats
+        out: dict[str, Any] = {
+            "calls": spent.calls,
+            "cached_calls": cached.calls,
+            "prompt_tokens": spent.prompt_tokens,
+            "completion_tokens": spent.completion_tokens,
+            "cached_prompt_tokens": cached.prompt_tokens,
+            "cached_completion_tokens": cached.completion_tokens,
+            "cost": self.tracker.cost,
+            "retries": retry.retries,
+            "rate_limited": self.client.limiter.rate_limited,
+            "concurrency": self.client.limiter.limit,
+            "output_mode": self.caller.mode,
+        }
+        if self.embedder is not None:
+            out["embedding_calls"] = self.embedder.usage.calls
+            out["embedding_tokens"] = self.embedder.usage.prompt_tokens
+        return out
+
+    def raw_output(self, raw_id: str) -> str | None:
+        """The raw judge reply behind an id of ``Evidence.raw_output_ids``."""
+        return self.cache.raw_output(raw_id)
+
+    def estimate(
+        self, samples: Sequence[Sample], metrics: tuple[MetricName, ...] = METRICS
+    ) -> Estimate:
+        """Calls, tokens and cost a run would spend, before any call (``--dry-run``)."""
+        return estimate_run(
+            samples, metrics, model=self.config.model, n_questions=self.config.n_questions,
+            prices=self.tracker.prices, mode=self.caller.mode or "json_schema",
+        )
+
+    async def aclose(self) -> None:
+        """Close HTTP connections and the cache."""
+        await self.client.aclose()
+        if self.embedder is not None:
+            await self.embedder.aclose()
+        self.cache.close()
+
+
+def build_llm_judge(config: LLMJudgeConfig) -> OpenAIJudge:
+    """An :class:`OpenAIJudge` for ``config``; raises :class:`ConfigError` when it cannot work
+    (no API key, a budget without a price)."""
+    return OpenAIJudge(config)

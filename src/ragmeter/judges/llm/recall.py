@@ -1,0 +1,45 @@
+"""Context recall: the share of the reference answer's points found in the retrieved chunks.
+
+One call splits the reference answer into points and attributes each to chunk indices.
+"""
+
+from __future__ import annotations
+
+from ..base import Evidence, MetricResult, PointVerdict, Sample
+from .context import NO_GROUND_TRUTH, OUT_OF_SCOPE, JudgeContext, Spend, check_chunk_refs
+from .schemas import ContextRecallPoints
+
+METRIC = "context_recall"
+
+
+async def judge_context_recall(ctx: JudgeContext, sample: Sample) -> MetricResult:
+    spend = Spend()
+    if sample.category == "out_of_scope":
+        return spend.unscored(METRIC, OUT_OF_SCOPE)
+    if not sample.ground_truth.strip():
+        return spend.unscored(METRIC, NO_GROUND_TRUTH)
+    if not sample.contexts:
+        return spend.scored(METRIC, 0.0, Evidence(notes=["no contexts retrieved"]))
+    n = len(sample.contexts)
+
+    def check(out: ContextRecallPoints) -> str | None:
+        if not [p for p in out.points if p.point.strip()]:
+            return "judge split the reference answer into no points"
+        return check_chunk_refs([i for p in out.points for i in p.chunk_indices], n)
+
+    res = await ctx.ask(sample, METRIC, "context_recall", ContextRecallPoints, check=check)
+    spend.add(res)
+    if res.value is None:
+        return spend.unscored(METRIC, res.error or "judge error")
+    points = [
+        PointVerdict(
+            point=p.point.strip(),
+            supported=p.supported,
+            chunk_index=p.chunk_indices[0] if p.supported and p.chunk_indices else None,
+            reason=p.reason,
+        )
+        for p in res.value.points
+        if p.point.strip()
+    ]
+    score = sum(p.supported for p in points) / len(points)
+    return spend.scored(METRIC, score, Evidence(points=points))

@@ -1,0 +1,58 @@
+"""Chat and embedding clients, structured output, cache, cost and rate limits."""
+
+from .cache import LLMCache, cache_key, default_cache_path
+from .client import ChatClient, ChatResponse, resolve_api_key
+from .cost import (
+    EXAMPLE_PRICES,
+    CostTracker,
+    Estimate,
+    MetricEstimate,
+    Price,
+    PriceTable,
+    Usage,
+    count_tokens,
+)
+from .embeddings import BigramSimilarity, EmbeddingClient, LocalSimilarity, Similarity
+from .errors import CostLimitReached, LLMCallError, ResponseFormatRejected
+from .jsonblock import extract_json
+from .retry import AdaptiveLimiter, RetryPolicy, parse_retry_after
+from .structured import (
+    OutputMode,
+    StructuredCaller,
+    StructuredResult,
+    forget_output_modes,
+    strict_schema,
+)
+
+__all__ = [
+    "EXAMPLE_PRICES",
+    "AdaptiveLimiter",
+    "BigramSimilarity",
+    "ChatClient",
+    "ChatResponse",
+    "CostLimitReached",
+    "CostTracker",
+    "EmbeddingClient",
+    "Estimate",
+    "LLMCache",
+    "LLMCallError",
+    "LocalSimilarity",
+    "MetricEstimate",
+    "OutputMode",
+    "Price",
+    "PriceTable",
+    "ResponseFormatRejected",
+    "RetryPolicy",
+    "Similarity",
+    "StructuredCaller",
+    "StructuredResult",
+    "Usage",
+    "cache_key",
+    "count_tokens",
+    "default_cache_path",
+    "extract_json",
+    "forget_output_modes",
+    "parse_retry_after",
+    "resolve_api_key",
+    "strict_schema",
+]

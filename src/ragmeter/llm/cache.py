@@ -1,0 +1,169 @@
+"""A content-addressed SQLite cache of LLM and embedding calls.
+
+Keys are sha256 hashes of everything that determines an answer (endpoint, model, messages,
+parameters, response format); API keys are never part of a key or a row. Every completed call
+is committed at once (WAL mode), so a run killed with SIGKILL and started again only repeats
+the calls it had not finished. One connection is used from the event loop's thread; writes
+are short and serialized by a lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    key TEXT PRIMARY KEY,
+    base_url TEXT NOT NULL,
+    model TEXT NOT NULL,
+    request TEXT NOT NULL,
+    response TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS embeddings (
+    key TEXT PRIMARY KEY,
+    vector TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS capabilities (
+    endpoint TEXT PRIMARY KEY,
+    mode TEXT NOT NULL
+);
+"""
+
+
+def default_cache_path() -> Path:
+    """``$RAGMETER_CACHE_DIR/llm.sqlite``, else ``~/.cache/ragmeter/llm.sqlite``."""
+    base = os.environ.get("RAGMETER_CACHE_DIR")
+    root = Path(base).expanduser() if base else Path.home() / ".cache" / "ragmeter"
+    return root / "llm.sqlite"
+
+
+def cache_key(payload: dict[str, object]) -> str:
+    """The sha256 hex digest of a canonical JSON rendering of ``payload``."""
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedCall:
+    """A stored chat completion."""
+
+    key: str
+    response: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class LLMCache:
+    """SQLite store of calls, embeddings and per-endpoint capabilities.
+
+    With ``path=None`` nothing is written to disk: rows live in an in-memory database for the
+    lifetime of the object (raw outputs stay inspectable, re-runs are not cached).
+    """
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path).expanduser() if path is not None else None
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            target = str(self.path)
+        else:
+            target = ":memory:"
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+        if self.path is not None:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(SCHEMA)
+
+    @property
+    def persistent(self) -> bool:
+        return self.path is not None
+
+    def get(self, key: str) -> CachedCall | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT response, prompt_tokens, completion_tokens FROM calls WHERE key = ?",
+                (key,),
+            ).fetchone()
+        return CachedCall(key, row[0], row[1], row[2]) if row else None
+
+    def put(
+        self,
+        key: str,
+        *,
+        base_url: str,
+        model: str,
+        request: dict[str, object],
+        response: str,
+        prompt_tokens: int,
+        completion_tokens: int,
+    ) -> None:
+        blob = json.dumps(request, ensure_ascii=False, sort_keys=True)
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    base_url,
+                    model,
+                    blob,
+                    response,
+                    prompt_tokens,
+                    completion_tokens,
+                    time.time(),
+                ),
+            )
+
+    def raw_output(self, key: str) -> str | None:
+        """The raw response text stored under ``key`` (an id from ``Evidence.raw_output_ids``)."""
+        hit = self.get(key)
+        return hit.response if hit else None
+
+    def request(self, key: str) -> dict[str, object] | None:
+        """The request stored under ``key``."""
+        with self._lock:
+            row = self._db.execute("SELECT request FROM calls WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def get_embedding(self, key: str) -> tuple[list[float], int] | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT vector, prompt_tokens FROM embeddings WHERE key = ?", (key,)
+            ).fetchone()
+        return (json.loads(row[0]), row[1]) if row else None
+
+    def put_embedding(self, key: str, vector: list[float], prompt_tokens: int) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
+                (key, json.dumps(vector), prompt_tokens),
+            )
+
+    def get_mode(self, endpoint: str) -> str | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT mode FROM capabilities WHERE endpoint = ?", (endpoint,)
+            ).fetchone()
+        return row[0] if row else None
+
+    def put_mode(self, endpoint: str, mode: str) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO capabilities VALUES (?, ?)", (endpoint, mode))
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

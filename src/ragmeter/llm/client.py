@@ -1,0 +1,183 @@
+"""Chat completions through any OpenAI-compatible endpoint, with retries, cache and accounting."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+from .._exceptions import ConfigError
+from .cache import LLMCache, cache_key
+from .cost import CostTracker, PriceTable, Usage
+from .errors import LLMCallError
+from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
+
+Message = dict[str, str]
+LOCAL_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.internal"}
+
+
+def resolve_api_key(api_key_env: str | None, base_url: str | None) -> str:
+    """The API key from ``$api_key_env``; ``"EMPTY"`` for local servers or when no variable
+    is named. Raises :class:`ConfigError` naming the variable to set otherwise."""
+    if not api_key_env:
+        return "EMPTY"
+    key = os.environ.get(api_key_env)
+    if key:
+        return key
+    host = urlparse(base_url or "").hostname or ""
+    if base_url and host in LOCAL_HOSTS:
+        return "EMPTY"
+    raise ConfigError(
+        f"No API key found: set the environment variable {api_key_env} "
+        f'(or name another one with api_key_env; set it to "" for servers that need no key).'
+    )
+
+
+@dataclass
+class ChatResponse:
+    """One completion: its text, token usage and where it came from."""
+
+    text: str
+    key: str
+    """Cache key, used as the raw-output id."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached: bool = False
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(1, self.prompt_tokens, self.completion_tokens)
+
+
+@dataclass
+class ChatClient:
+    """Async chat client over ``openai.AsyncOpenAI`` (SDK retries off: ours are adaptive)."""
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = "OPENAI_API_KEY"
+    temperature: float = 0.0
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    concurrency: int = 8
+    cache: LLMCache = field(default_factory=LLMCache)
+    use_cache: bool = True
+    tracker: CostTracker | None = None
+    extra_params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._api_key = resolve_api_key(self.api_key_env, self.base_url)
+        self.limiter = AdaptiveLimiter(self.concurrency)
+        self.retry_stats = RetryStats()
+        if self.tracker is None:
+            self.tracker = CostTracker(self.model, PriceTable())
+        self._sdk: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def endpoint(self) -> str:
+        """``base_url|model``, the identity under which capabilities are remembered."""
+        return f"{self.base_url or 'https://api.openai.com/v1'}|{self.model}"
+
+    def _client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._sdk is None or loop is not self._loop:
+            import openai
+
+            # An httpx pool is bound to the loop that opened it; a new loop needs a new client.
+            self._sdk = openai.AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                max_retries=0,
+                timeout=self.policy.timeout,
+            )
+            self._loop = loop
+            self.limiter.reset_loop()
+        return self._sdk
+
+    def request_key(
+        self, messages: list[Message], response_format: dict[str, Any] | None, salt: int = 0
+    ) -> str:
+        params: dict[str, Any] = {"temperature": self.temperature, **self.extra_params}
+        if salt:
+            params["_attempt"] = salt  # a fresh retry must not be answered by the cache
+        return cache_key(
+            {
+                "base_url": self.base_url or "",
+                "model": self.model,
+                "messages": messages,
+                "params": params,
+                "response_format": response_format,
+            }
+        )
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        response_format: dict[str, Any] | None = None,
+        metric: str | None = None,
+        case_id: str | None = None,
+        salt: int = 0,
+    ) -> ChatResponse:
+        """One chat completion, from the cache when possible.
+
+        Raises :class:`LLMCallError` (or a subclass) when the endpoint fails for good and
+        :class:`CostLimitReached` when the budget is spent.
+        """
+        assert self.tracker is not None
+        key = self.request_key(messages, response_format, salt)
+        if self.use_cache:
+            hit = self.cache.get(key)
+            if hit is not None:
+                response = ChatResponse(
+                    hit.response, key, hit.prompt_tokens, hit.completion_tokens, cached=True
+                )
+                self.tracker.record(response.usage, cached=True, metric=metric, case_id=case_id)
+                return response
+        self.tracker.check_budget()
+        sdk = self._client()
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "timeout": self.policy.timeout,
+            **self.extra_params,
+        }
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        completion = await run_with_retries(
+            lambda: sdk.chat.completions.create(**kwargs),
+            policy=self.policy,
+            limiter=self.limiter,
+            stats=self.retry_stats,
+            format_sensitive=response_format is not None,
+            what=f"chat call to {self.model}",
+        )
+        try:
+            text = completion.choices[0].message.content or ""
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise LLMCallError(f"endpoint returned no choices: {completion!r:.200}") from exc
+        usage = getattr(completion, "usage", None)
+        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        self.cache.put(
+            key,
+            base_url=self.base_url or "",
+            model=self.model,
+            request={"messages": messages, "response_format": response_format, "salt": salt},
+            response=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+        )
+        response = ChatResponse(text, key, prompt_tokens, completion_tokens)
+        self.tracker.record(response.usage, cached=False, metric=metric, case_id=case_id)
+        return response
+
+    async def aclose(self) -> None:
+        if self._sdk is not None:
+            with contextlib.suppress(RuntimeError):  # its loop may be gone already
+                await self._sdk.close()
+            self._sdk = None

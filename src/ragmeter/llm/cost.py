@@ -1,0 +1,173 @@
+"""Token counting, prices, a running cost tracker with a budget, and dry-run estimates."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import defaultdict
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from .errors import CostLimitReached
+
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def count_tokens(text: str, model: str | None = None) -> int:
+    """Tokens in ``text``: tiktoken when installed, else ~4 chars per token plus 1 per CJK char."""
+    if not text:
+        return 0
+    encoder = _tiktoken_encoder(model)
+    if encoder is not None:
+        return len(encoder.encode(text, disallowed_special=()))
+    cjk = len(_CJK.findall(text))
+    return cjk + max(1, round((len(text) - cjk) / 4)) if len(text) > cjk else cjk
+
+
+_ENCODERS: dict[str | None, object] = {}
+
+
+def _tiktoken_encoder(model: str | None):  # type: ignore[no-untyped-def]
+    if model in _ENCODERS:
+        return _ENCODERS[model]
+    encoder = None
+    try:
+        import tiktoken
+
+        try:
+            encoder = tiktoken.encoding_for_model(model or "gpt-4o")
+        except KeyError:
+            encoder = tiktoken.get_encoding("o200k_base")
+    except Exception:  # not installed, or its encoding files are not available offline
+        encoder = None
+    _ENCODERS[model] = encoder
+    return encoder
+
+
+class Price(BaseModel):
+    """US dollars per million tokens."""
+
+    prompt: float
+    completion: float
+
+
+EXAMPLE_PRICES: dict[str, Price] = {
+    # Examples only, as listed by the vendors in 2024-2025; set your own in `prices`.
+    "gpt-4o-mini": Price(prompt=0.15, completion=0.60),
+    "gpt-4o": Price(prompt=2.50, completion=10.00),
+    "gpt-4.1-mini": Price(prompt=0.40, completion=1.60),
+    "deepseek-chat": Price(prompt=0.27, completion=1.10),
+    "qwen-plus": Price(prompt=0.40, completion=1.20),
+}
+
+
+class PriceTable(BaseModel):
+    """Prices by model name; user entries override the examples."""
+
+    prices: dict[str, Price] = Field(default_factory=lambda: dict(EXAMPLE_PRICES))
+
+    @classmethod
+    def with_overrides(cls, overrides: dict[str, Price] | None) -> PriceTable:
+        table = dict(EXAMPLE_PRICES)
+        table.update(overrides or {})
+        return cls(prices=table)
+
+    def get(self, model: str) -> Price | None:
+        """The price of ``model``, also matching a provider prefix (``openai/gpt-4o``)."""
+        if model in self.prices:
+            return self.prices[model]
+        short = model.rsplit("/", 1)[-1]
+        return self.prices.get(short)
+
+    def cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+        price = self.get(model)
+        if price is None:
+            return None
+        return (prompt_tokens * price.prompt + completion_tokens * price.completion) / 1e6
+
+
+@dataclass
+class Usage:
+    """Token and call counts."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
+
+class CostTracker:
+    """Tokens and cost spent so far, per metric and per case, with an optional budget.
+
+    Calls answered from the cache are counted apart (``cached``) and cost nothing.
+    """
+
+    def __init__(self, model: str, prices: PriceTable, max_cost: float | None = None) -> None:
+        self.model = model
+        self.prices = prices
+        self.max_cost = max_cost
+        self.spent = Usage()
+        self.cached = Usage()
+        self.by_metric: dict[str, Usage] = defaultdict(Usage)
+        self.by_case: dict[str, Usage] = defaultdict(Usage)
+        self._lock = threading.Lock()
+
+    @property
+    def priced(self) -> bool:
+        return self.prices.get(self.model) is not None
+
+    @property
+    def cost(self) -> float | None:
+        """Dollars spent so far, None when the model has no price."""
+        return self.prices.cost(self.model, self.spent.prompt_tokens, self.spent.completion_tokens)
+
+    def check_budget(self) -> None:
+        """Raise :class:`CostLimitReached` when the budget is spent."""
+        if self.max_cost is None:
+            return
+        cost = self.cost
+        if cost is not None and cost >= self.max_cost:
+            raise CostLimitReached(self.max_cost)
+
+    def record(
+        self, usage: Usage, *, cached: bool, metric: str | None = None, case_id: str | None = None
+    ) -> None:
+        with self._lock:
+            (self.cached if cached else self.spent).add(usage)
+            if cached:
+                return
+            if metric:
+                self.by_metric[metric].add(usage)
+            if case_id:
+                self.by_case[case_id].add(usage)
+
+
+class MetricEstimate(BaseModel):
+    """Expected calls and tokens for one metric over the whole eval set."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class Estimate(BaseModel):
+    """What a run would spend, computed before any call (``--dry-run``)."""
+
+    model: str
+    cases: int
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+    """Dollars; None when the model has no price in the table."""
+    by_metric: dict[str, MetricEstimate] = Field(default_factory=dict)
+    tokenizer: str = "approximate (4 chars/token, 1 token per CJK char)"

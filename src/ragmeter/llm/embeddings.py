@@ -1,0 +1,177 @@
+"""Text similarity for answer relevancy: a remote /embeddings endpoint, the local MiniLM, or
+character bigrams (for Chinese, or when no embedder is installed)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .cache import LLMCache, cache_key
+from .client import resolve_api_key
+from .cost import Usage
+from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
+
+_SPACE_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
+
+
+class Similarity(Protocol):
+    """Scores how close texts are to an anchor text, in [-1, 1]."""
+
+    name: str
+
+    async def similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]: ...
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    """Cosine of two dense vectors; 0 when either is all zeros."""
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def bigram_cosine(a: str, b: str) -> float:
+    """Cosine of character-bigram counts (case and punctuation ignored)."""
+    ca, cb = _bigrams(a), _bigrams(b)
+    dot = sum(v * cb[k] for k, v in ca.items())
+    na = math.sqrt(sum(v * v for v in ca.values()))
+    nb = math.sqrt(sum(v * v for v in cb.values()))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def _bigrams(text: str) -> Counter[str]:
+    clean = _SPACE_PUNCT.sub(" ", text.lower()).strip()
+    return Counter(clean[i : i + 2] for i in range(len(clean) - 1))
+
+
+class BigramSimilarity:
+    """Character-bigram cosine: no model, works for any language."""
+
+    name = "char-bigram"
+
+    async def similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]:
+        return [bigram_cosine(anchor, t) for t in texts]
+
+
+class LocalSimilarity:
+    """The local MiniLM for English (if installed), character bigrams otherwise."""
+
+    def __init__(self) -> None:
+        self._embedder: Any = None
+        self._loaded = False
+        self._bigram = BigramSimilarity()
+
+    def _load(self) -> Any:
+        if not self._loaded:
+            self._loaded = True
+            try:
+                from ..embeddings import load_local_embedder
+
+                self._embedder = load_local_embedder()
+            except Exception:  # not installed or model files missing: bigrams still work
+                self._embedder = None
+        return self._embedder
+
+    @property
+    def name(self) -> str:
+        embedder = self._load()
+        model = getattr(embedder, "name", "minilm") if embedder is not None else None
+        return f"{model}+char-bigram(zh)" if model else "char-bigram"
+
+    async def similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]:
+        embedder = self._load()
+        if lang == "zh" or embedder is None:
+            return await self._bigram.similarity(anchor, texts, lang)
+        vectors = await asyncio.to_thread(embedder.embed, [anchor, *texts])
+        return [float(vectors[0] @ vectors[i]) for i in range(1, len(texts) + 1)]
+
+
+@dataclass
+class EmbeddingClient:
+    """An OpenAI-compatible ``/embeddings`` endpoint, cached like chat calls."""
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = "OPENAI_API_KEY"
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    concurrency: int = 8
+    cache: LLMCache = field(default_factory=LLMCache)
+    use_cache: bool = True
+    usage: Usage = field(default_factory=Usage)
+    cached_usage: Usage = field(default_factory=Usage)
+
+    def __post_init__(self) -> None:
+        self._api_key = resolve_api_key(self.api_key_env, self.base_url)
+        self.limiter = AdaptiveLimiter(self.concurrency)
+        self.retry_stats = RetryStats()
+        self._sdk: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.model}@{self.base_url or 'openai'}"
+
+    def _key(self, text: str) -> str:
+        return cache_key({"base_url": self.base_url or "", "model": self.model, "input": text})
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text; only texts missing from the cache are sent, in one call."""
+        vectors: dict[str, list[float]] = {}
+        missing: list[str] = []
+        for text in dict.fromkeys(texts):
+            hit = self.cache.get_embedding(self._key(text)) if self.use_cache else None
+            if hit is None:
+                missing.append(text)
+            else:
+                vectors[text] = hit[0]
+                self.cached_usage.add(Usage(0, hit[1], 0))
+        if missing:
+            sdk = self._client()
+            response = await run_with_retries(
+                lambda: sdk.embeddings.create(
+                    model=self.model, input=missing, timeout=self.policy.timeout
+                ),
+                policy=self.policy,
+                limiter=self.limiter,
+                stats=self.retry_stats,
+                what=f"embedding call to {self.model}",
+            )
+            rows = sorted(response.data, key=lambda d: d.index)
+            tokens = int(getattr(response.usage, "prompt_tokens", 0) or 0)
+            self.usage.add(Usage(1, tokens, 0))
+            share = tokens // max(1, len(missing))
+            for text, row in zip(missing, rows, strict=True):
+                vector = [float(x) for x in row.embedding]
+                vectors[text] = vector
+                self.cache.put_embedding(self._key(text), vector, share)
+        return [vectors[t] for t in texts]
+
+    async def similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]:
+        vectors = await self.embed([anchor, *texts])
+        return [cosine(vectors[0], v) for v in vectors[1:]]
+
+    def _client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._sdk is None or loop is not self._loop:
+            import openai
+
+            self._sdk = openai.AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                max_retries=0,
+                timeout=self.policy.timeout,
+            )
+            self._loop = loop
+            self.limiter.reset_loop()
+        return self._sdk
+
+    async def aclose(self) -> None:
+        if self._sdk is not None:
+            with contextlib.suppress(RuntimeError):  # its loop may be gone already
+                await self._sdk.close()
+            self._sdk = None

@@ -1,0 +1,26 @@
+"""Errors of the LLM layer; all are :class:`~ragmeter.JudgeError` so a metric becomes unscored."""
+
+from __future__ import annotations
+
+from .._exceptions import JudgeError
+
+
+class LLMCallError(JudgeError):
+    """An endpoint call failed for good (after retries, or with a non-retryable status)."""
+
+    def __init__(self, message: str, *, status: int | None = None, body: str = "") -> None:
+        self.status = status
+        self.body = body
+        super().__init__(message)
+
+
+class ResponseFormatRejected(LLMCallError):
+    """The endpoint refused the requested ``response_format`` (e.g. no json_schema support)."""
+
+
+class CostLimitReached(JudgeError):
+    """The configured budget is spent; no further judge calls are made."""
+
+    def __init__(self, max_cost: float) -> None:
+        self.max_cost = max_cost
+        super().__init__(f"cost limit reached (max_cost={max_cost:g})")

@@ -1,0 +1,55 @@
+"""Find the JSON object in a model's free-text reply."""
+
+from __future__ import annotations
+
+import json
+import re
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
+
+
+def extract_json(text: str) -> object:
+    """The JSON object in ``text``: the whole text, a fenced ```json block, or the first
+    balanced ``{...}`` block that parses. Raises ``ValueError`` saying what was wrong."""
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("empty reply, expected a JSON object")
+    blocks, closed = balanced_blocks(text)
+    candidates = [stripped, *(m.group(1).strip() for m in _FENCE.finditer(text)), *blocks]
+    error: json.JSONDecodeError | None = None
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError as exc:
+            error = exc
+    if not closed:
+        raise ValueError("the JSON object is not closed (reply truncated?)")
+    raise ValueError(f"reply is not valid JSON: {error}")
+
+
+def balanced_blocks(text: str) -> tuple[list[str], bool]:
+    """Top-level ``{...}`` substrings whose braces balance (braces in strings ignored), and
+    whether every opened block was closed."""
+    blocks: list[str] = []
+    depth = 0
+    start = -1
+    in_string = escaped = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"' and depth > 0:
+            in_string = True
+        elif ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                blocks.append(text[start : i + 1])
+    return blocks, depth == 0

@@ -1,0 +1,204 @@
+"""Retries with backoff, ``Retry-After`` and an adaptive (AIMD) concurrency limit.
+
+One :class:`AdaptiveLimiter` is shared by every call to an endpoint: it halves the number of
+calls in flight on HTTP 429 and pauses everyone for the ``Retry-After`` delay, then grows back
+by one after a window of successes, never above the configured concurrency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from .errors import LLMCallError, ResponseFormatRejected
+
+T = TypeVar("T")
+
+_FORMAT_WORDS = re.compile(r"response_format|json_schema|json schema|schema|grammar|format", re.I)
+MAX_RETRY_AFTER = 120.0
+
+
+@dataclass
+class RetryPolicy:
+    """How often and how long to retry a failed call."""
+
+    max_retries: int = 4
+    backoff_base: float = 0.5
+    backoff_max: float = 20.0
+    timeout: float = 60.0
+
+    def backoff(self, attempt: int) -> float:
+        """Exponential backoff with full jitter for retry number ``attempt`` (0-based)."""
+        ceiling = min(self.backoff_max, self.backoff_base * 2**attempt)
+        return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+
+def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+
+
+@dataclass
+class AdaptiveLimiter:
+    """A concurrency limit that adapts to rate limiting (AIMD), shared across calls."""
+
+    max_limit: int
+    limit: int = 0
+    in_flight: int = 0
+    rate_limited: int = 0
+    _successes: int = 0
+    _pause_until: float = 0.0
+    _event: asyncio.Event | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.max_limit = max(1, self.max_limit)
+        self.limit = self.limit or self.max_limit
+
+    def reset_loop(self) -> None:
+        """Forget loop-bound state (a new event loop is running)."""
+        self._event = None
+        self.in_flight = 0
+
+    async def acquire(self) -> None:
+        if self._event is None:
+            self._event = asyncio.Event()
+        while True:
+            delay = self._pause_until - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+                continue
+            if self.in_flight < self.limit:
+                self.in_flight += 1
+                return
+            self._event.clear()
+            await self._event.wait()
+
+    def release(self) -> None:
+        self.in_flight = max(0, self.in_flight - 1)
+        if self._event is not None:
+            self._event.set()
+
+    def on_success(self) -> None:
+        self._successes += 1
+        if self._successes >= self.limit and self.limit < self.max_limit:
+            self.limit += 1
+            self._successes = 0
+
+    def on_rate_limited(self, retry_after: float | None) -> None:
+        self.rate_limited += 1
+        now = time.monotonic()
+        if now >= self._pause_until:  # one cut per pause window, not one per 429 in the burst
+            self.limit = max(1, self.limit // 2)
+            self._successes = 0
+        if retry_after:
+            self._pause_until = max(self._pause_until, now + retry_after)
+
+
+@dataclass
+class RetryStats:
+    """Counters of retried failures, for progress displays."""
+
+    retries: int = 0
+    timeouts: int = 0
+    server_errors: int = 0
+    connection_errors: int = 0
+
+
+async def run_with_retries(
+    do_call: Callable[[], Awaitable[T]],
+    *,
+    policy: RetryPolicy,
+    limiter: AdaptiveLimiter,
+    stats: RetryStats,
+    format_sensitive: bool = False,
+    what: str = "call",
+) -> T:
+    """Run ``do_call`` under ``limiter``, retrying transient failures per ``policy``.
+
+    openai exceptions are translated into :class:`LLMCallError` here; a rejection of the
+    requested response format (when ``format_sensitive``) is raised at once as
+    :class:`ResponseFormatRejected` so the caller can fall back.
+    """
+    import openai
+
+    attempt = 0
+    while True:
+        wait: float | None = None
+        await limiter.acquire()
+        try:
+            result = await do_call()
+        except openai.APITimeoutError as exc:
+            stats.timeouts += 1
+            error = LLMCallError(f"{what} timed out after {policy.timeout:g}s")
+            error.__cause__ = exc
+        except openai.APIConnectionError as exc:
+            stats.connection_errors += 1
+            error = LLMCallError(f"{what} could not connect: {exc}")
+            error.__cause__ = exc
+        except openai.RateLimitError as exc:
+            wait = parse_retry_after(exc.response.headers.get("retry-after"))
+            limiter.on_rate_limited(wait)
+            error = LLMCallError(f"{what} rate limited (HTTP 429)", status=429)
+            error.__cause__ = exc
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            body = _body_text(exc)
+            if format_sensitive and status in (400, 422, 500, 501) and _FORMAT_WORDS.search(body):
+                raise ResponseFormatRejected(
+                    f"endpoint rejected the response format (HTTP {status}): {body[:200]}",
+                    status=status,
+                    body=body,
+                ) from exc
+            message = f"{what} failed (HTTP {status}): {body[:300]}"
+            if status < 500:
+                if status in (401, 403):
+                    message += " - check the API key"
+                raise LLMCallError(message, status=status, body=body) from exc
+            stats.server_errors += 1
+            error = LLMCallError(message, status=status, body=body)
+            error.__cause__ = exc
+        except openai.APIError as exc:
+            raise LLMCallError(f"{what} failed: {exc}") from exc
+        else:
+            limiter.on_success()
+            return result
+        finally:
+            limiter.release()
+        if attempt >= policy.max_retries:
+            raise LLMCallError(
+                f"{error} ({policy.max_retries} retries exhausted)", status=error.status
+            ) from error.__cause__
+        stats.retries += 1
+        await asyncio.sleep(wait if wait is not None else policy.backoff(attempt))
+        attempt += 1
+
+
+def _body_text(exc: object) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and "message" in err:
+            return str(err["message"])
+        return str(body)
+    if body is not None:
+        return str(body)
+    return str(getattr(exc, "message", "") or exc)

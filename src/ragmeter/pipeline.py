@@ -1,0 +1,387 @@
+"""Adapters that turn a user's RAG pipeline into (contexts, answer) for each case.
+
+A :class:`Pipeline` is anything with a `name` and an `async run(case)`. Built in: a Python
+callable (:class:`CallablePipeline`, :func:`load_callable`), an HTTP endpoint
+(:class:`HttpPipeline`), a file of precomputed answers (:class:`AnswersFilePipeline`), and the
+eval file's own RAGAS-style answers (:class:`PrecomputedPipeline`). Every failure of the user's
+side becomes a :class:`PipelineError` naming the case and what was wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._exceptions import CaseFileError, ConfigError, PipelineError
+from .cases import Case, read_records, record_fields, validate_record
+
+if TYPE_CHECKING:
+    import httpx
+
+OUTPUT_ALIASES: dict[str, str] = {"retrieved_contexts": "contexts", "response": "answer"}
+"""RAGAS names accepted in pipeline outputs and answers files."""
+
+
+class PipelineOutput(BaseModel):
+    """What a pipeline produced for one case."""
+
+    contexts: list[str]
+    """Retrieved chunks, best-ranked first."""
+    answer: str
+    """The generated answer."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Anything else the pipeline wants kept with the result (scores, ids, timings)."""
+
+
+@runtime_checkable
+class Pipeline(Protocol):
+    """A RAG pipeline under test."""
+
+    name: str
+    """Shown in reports and stored with results."""
+
+    async def run(self, case: Case) -> PipelineOutput:
+        """Answer one case; raise :class:`PipelineError` on any failure."""
+        ...
+
+
+def coerce_output(result: object, source: str) -> PipelineOutput:
+    """Turn what a user's pipeline returned into a :class:`PipelineOutput`, or say what is wrong.
+
+    Accepts a mapping with `contexts` and `answer` (or `retrieved_contexts`, `response`), a
+    `(contexts, answer)` tuple, or an object with `contexts` and `answer` attributes.
+    """
+    if isinstance(result, PipelineOutput):
+        return result
+    expected = (
+        "return a dict {'contexts': [...], 'answer': '...'}, a (contexts, answer) tuple, "
+        "or an object with .contexts and .answer"
+    )
+    metadata: object = {}
+    if isinstance(result, Mapping):
+        fields = {OUTPUT_ALIASES.get(str(k), str(k)): v for k, v in result.items()}
+        missing = [k for k in ("contexts", "answer") if k not in fields]
+        if missing:
+            keys = ", ".join(map(str, result)) or "none"
+            raise PipelineError(
+                f"{source} returned a mapping without {' or '.join(missing)} (keys: {keys}); "
+                f"{expected}"
+            )
+        contexts, answer = fields["contexts"], fields["answer"]
+        metadata = fields.get("metadata") or {}
+    elif isinstance(result, tuple | list) and len(result) == 2:
+        contexts, answer = result
+    elif hasattr(result, "contexts") and hasattr(result, "answer"):
+        contexts, answer = result.contexts, result.answer
+        metadata = getattr(result, "metadata", None) or {}
+    else:
+        raise PipelineError(f"{source} returned {_describe(result)}; {expected}")
+    if isinstance(contexts, tuple):
+        contexts = list(contexts)
+    if not isinstance(contexts, list):
+        raise PipelineError(
+            f"{source} returned contexts as {_describe(contexts)}; contexts must be a list "
+            "of strings (the retrieved chunks, best first)"
+        )
+    for i, chunk in enumerate(contexts):
+        if not isinstance(chunk, str):
+            raise PipelineError(
+                f"{source} returned contexts[{i}] as {_describe(chunk)}; contexts must be a list "
+                f"of strings{_text_hint(chunk)}"
+            )
+    if not isinstance(answer, str):
+        raise PipelineError(
+            f"{source} returned the answer as {_describe(answer)}; the answer must be a string"
+        )
+    if not isinstance(metadata, Mapping):
+        raise PipelineError(f"{source} returned metadata as {_describe(metadata)}; use a dict")
+    return PipelineOutput(contexts=contexts, answer=answer, metadata=dict(metadata))
+
+
+def _describe(value: object) -> str:
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _text_hint(chunk: object) -> str:
+    for attr in ("page_content", "text"):  # LangChain Document, LlamaIndex node
+        if isinstance(getattr(chunk, attr, None), str):
+            return f" (return each chunk's text, e.g. chunk.{attr})"
+    return ""
+
+
+class CallablePipeline:
+    """A Python function `fn(question, history)`, sync or async, as a pipeline.
+
+    `history` is a list of `{"role", "content"}` dicts, oldest first. Sync functions run in a
+    worker thread so they do not block other cases.
+    """
+
+    def __init__(self, fn: Callable[..., Any], *, name: str | None = None) -> None:
+        if not callable(fn):
+            raise ConfigError(f"pipeline {fn!r} is not callable")
+        self.fn = fn
+        self.name = name or _callable_name(fn)
+        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+            type(fn).__call__  # an object with an async __call__
+        )
+
+    @classmethod
+    def from_spec(cls, spec: str) -> CallablePipeline:
+        """Load `package.module:function` and wrap it; the pipeline is named after `spec`."""
+        return cls(load_callable(spec), name=spec)
+
+    async def run(self, case: Case) -> PipelineOutput:
+        history = [turn.model_dump() for turn in case.history]
+        source = f"pipeline {self.name} (case '{case.id}')"
+        try:
+            if self._is_async:
+                result = await self.fn(case.question, history)
+            else:
+                result = await asyncio.to_thread(self.fn, case.question, history)
+                if inspect.isawaitable(result):
+                    result = await result
+        except Exception as exc:
+            raise PipelineError(f"{source} raised {type(exc).__name__}: {exc}") from exc
+        return coerce_output(result, source)
+
+    async def aclose(self) -> None:
+        """Nothing to release; present so every adapter can be closed the same way."""
+
+
+def _callable_name(fn: Callable[..., Any]) -> str:
+    module = getattr(fn, "__module__", None)
+    qualname = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    return f"{module}:{qualname}" if module else qualname
+
+
+def load_callable(spec: str) -> Callable[..., Any]:
+    """Import `package.module:function` (or `module:object.method`) and return the callable.
+
+    The current directory is put on `sys.path` first, so a `my_rag.py` beside the eval set
+    loads as `my_rag:answer`. Raises :class:`ConfigError` with what to fix.
+    """
+    module_name, sep, attr_path = spec.partition(":")
+    if not sep or not module_name or not attr_path:
+        raise ConfigError(
+            f"pipeline '{spec}' is not of the form 'module:function', e.g. 'my_rag:answer'"
+        )
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            raise ConfigError(
+                f"cannot import module '{module_name}' for pipeline '{spec}': no such module "
+                f"in {cwd} or the installed packages; check the name, or run from the "
+                "directory that contains it"
+            ) from exc
+        raise ConfigError(
+            f"importing '{module_name}' for pipeline '{spec}' failed: {exc}; install the "
+            "missing package in this environment"
+        ) from exc
+    except Exception as exc:
+        raise ConfigError(
+            f"importing '{module_name}' for pipeline '{spec}' raised {type(exc).__name__}: {exc}"
+        ) from exc
+    target: Any = module
+    for part in attr_path.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise ConfigError(
+                f"module '{module_name}' has no attribute '{attr_path}' (pipeline '{spec}'); "
+                "check the function name after the ':'"
+            ) from None
+    if not callable(target):
+        raise ConfigError(
+            f"'{spec}' is a {type(target).__name__}, not a function; point to a function "
+            "taking (question, history) and returning contexts and answer"
+        )
+    return target
+
+
+class HttpPipeline:
+    """A pipeline behind an HTTP endpoint.
+
+    Each case is POSTed as JSON `{"id", "question", "history", "metadata"}`; the reply must be
+    JSON `{"contexts": [...], "answer": "..."}` (`retrieved_contexts` / `response` accepted).
+    """
+
+    def __init__(
+        self, url: str, *, timeout: float = 30.0, headers: Mapping[str, str] | None = None
+    ) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ConfigError(f"pipeline URL '{url}' must start with http:// or https://")
+        self.url = url
+        self.timeout = timeout
+        self.headers = dict(headers or {})
+        # Credentials may sit in the userinfo or the query string: keep them out of the name.
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        self.name = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+        self._client: httpx.AsyncClient | None = None
+
+    async def run(self, case: Case) -> PipelineOutput:
+        import httpx
+
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=self.timeout, headers=self.headers)
+        source = f"pipeline {self.name} (case '{case.id}')"
+        payload = {
+            "id": case.id,
+            "question": case.question,
+            "history": [turn.model_dump() for turn in case.history],
+            "metadata": case.metadata,
+        }
+        try:
+            response = await self._client.post(self.url, json=payload)
+        except httpx.TimeoutException as exc:
+            raise PipelineError(
+                f"{source} timed out after {self.timeout:g}s; raise the timeout or speed up "
+                "the endpoint"
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise PipelineError(f"{source} failed: {type(exc).__name__}: {exc}") from exc
+        if response.status_code >= 400:
+            raise PipelineError(
+                f"{source} answered HTTP {response.status_code} {response.reason_phrase}: "
+                f"{_snippet(response.text)}"
+            )
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise PipelineError(
+                f"{source} answered with something that is not JSON "
+                f"(content-type {response.headers.get('content-type', 'none')}): "
+                f"{_snippet(response.text)}"
+            ) from exc
+        if not isinstance(body, dict):
+            raise PipelineError(
+                f'{source} answered {_describe(body)}; reply with {{"contexts": [...], '
+                '"answer": "..."}'
+            )
+        return coerce_output(body, source)
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def __aenter__(self) -> HttpPipeline:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+def _snippet(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return (text[:limit] + "...") if len(text) > limit else (text or "(empty body)")
+
+
+class _AnswerRecord(BaseModel):
+    # Other columns (question, reference, ...) are allowed so a RAGAS file can serve as is.
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    contexts: list[str]
+    answer: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class AnswersFilePipeline:
+    """Answers computed beforehand, one record per case: `id`, `contexts`, `answer`.
+
+    The file (.jsonl, .json, .yaml/.yml, .csv) is read and validated when the adapter is made,
+    so a broken file fails with :class:`CaseFileError` (file, line, field) before anything runs.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        self.name = f"answers:{self.path.name}"
+        self._answers: dict[str, PipelineOutput] = {}
+        first_line: dict[str, int] = {}
+        records = read_records(
+            self.path, json_columns={"contexts", "retrieved_contexts", "metadata"}
+        )
+        if not records:
+            raise CaseFileError(self.path, "the file has no answers; add one record per case")
+        for record in records:
+            data, renamed = record_fields(self.path, record, OUTPUT_ALIASES)
+            if isinstance(data.get("id"), int) and not isinstance(data["id"], bool):
+                data["id"] = str(data["id"])
+            if "id" not in data:
+                raise CaseFileError(
+                    self.path,
+                    "missing id; each answer needs the id of the case it answers",
+                    line=record.line,
+                    field="id",
+                )
+            answer = validate_record(self.path, record, _AnswerRecord, data, renamed)
+            if answer.id in first_line:
+                raise CaseFileError(
+                    self.path,
+                    f"duplicate id '{answer.id}' (first used at line {first_line[answer.id]}); "
+                    "keep one answer per case",
+                    line=record.line,
+                    field="id",
+                )
+            first_line[answer.id] = record.line
+            self._answers[answer.id] = PipelineOutput(
+                contexts=answer.contexts, answer=answer.answer, metadata=answer.metadata
+            )
+
+    @property
+    def ids(self) -> set[str]:
+        """Ids of the cases the file answers."""
+        return set(self._answers)
+
+    async def run(self, case: Case) -> PipelineOutput:
+        try:
+            return self._answers[case.id]
+        except KeyError:
+            raise PipelineError(
+                f"no answer for case '{case.id}' in {self.path.name}; add a record with "
+                f"id '{case.id}' or remove the case"
+            ) from None
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+class PrecomputedPipeline:
+    """The eval file's own `contexts` and `answer` (RAGAS `retrieved_contexts`, `response`)."""
+
+    name = "precomputed"
+
+    async def run(self, case: Case) -> PipelineOutput:
+        missing = [
+            f"{field} (or {alias})"
+            for field, alias in (("contexts", "retrieved_contexts"), ("answer", "response"))
+            if getattr(case, field) is None
+        ]
+        if missing:
+            raise PipelineError(
+                f"case '{case.id}' has no precomputed {' and no '.join(missing)}; add them to "
+                "the eval file, or run a real pipeline"
+            )
+        assert case.contexts is not None and case.answer is not None
+        return PipelineOutput(contexts=case.contexts, answer=case.answer)
+
+    async def aclose(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,191 @@
+"""pytest plugin: evaluate a RAG pipeline once per session and assert on its quality.
+
+Configure with command-line options or ini keys (``[pytest]`` / ``[tool.pytest.ini_options]``):
+
+====================  ======================  ===============================================
+option                ini key                 meaning
+====================  ======================  ===============================================
+--ragmeter-cases      ragmeter_cases          eval set file
+--ragmeter-pipeline   ragmeter_pipeline       your RAG as ``package.module:function``
+--ragmeter-judge      ragmeter_judge          judge kind (default: the config file's, local)
+--ragmeter-results    ragmeter_results        results directory: written by the session run,
+                                              or loaded when no eval set is given
+--ragmeter-baseline   ragmeter_baseline       baseline results for ``ragmeter_baseline``
+--ragmeter-config     ragmeter_config         ragmeter.toml (default: found upwards)
+====================  ======================  ===============================================
+
+Then::
+
+    def test_rag_quality(ragmeter_run, ragmeter_baseline):
+        ragmeter_run.assert_mean("faithfulness", ">=", 0.85)
+        ragmeter_run.assert_no_regression(ragmeter_baseline)
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from .config import GateSettings
+    from .results import RunResult
+
+_OPTIONS = {
+    "cases": "eval set file (JSONL, JSON, YAML, CSV)",
+    "pipeline": "the RAG pipeline as package.module:function",
+    "judge": "judge kind: local or openai",
+    "results": "results directory to write (or to load when no eval set is given)",
+    "baseline": "baseline results directory or file",
+    "config": "ragmeter.toml to read",
+}
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
+    "==": operator.eq,
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ragmeter", "RAG quality with ragmeter")
+    for name, help_text in _OPTIONS.items():
+        group.addoption(f"--ragmeter-{name}", dest=f"ragmeter_{name}", default=None,
+                        help=help_text)
+        parser.addini(f"ragmeter_{name}", help_text, default=None)
+
+
+@dataclass
+class RagmeterOptions:
+    """What the session evaluates; override the `ragmeter_options` fixture to set it in code."""
+
+    cases: str | None = None
+    pipeline: str | None = None
+    judge: str | None = None
+    results: str | None = None
+    baseline: str | None = None
+    config: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Other keyword arguments for `evaluation.run_and_save` (e.g. `pipeline_name`)."""
+
+
+def _worst_lines(run: RunResult, metric: str, limit: int = 5) -> list[str]:
+    from .report.failures import _short, explain
+
+    scored = sorted(
+        (c for c in run.cases if c.score(metric) is not None),  # type: ignore[arg-type]
+        key=lambda c: (c.score(metric), c.id),  # type: ignore[arg-type]
+    )
+    lines = []
+    for case in scored[:limit]:
+        lines.append(f"  {case.score(metric):.2f}  {case.id} [{case.category}] "  # type: ignore[arg-type]
+                     f"{_short(case.question, 90)}")
+        lines.extend(f"        • {r}" for r in explain(case, metric)[:2])  # type: ignore[arg-type]
+    return lines
+
+
+class RagmeterRun:
+    """A finished run with assertions whose failure messages list the worst cases."""
+
+    def __init__(self, result: RunResult, path: Path | None = None) -> None:
+        self.result = result
+        self.path = path
+
+    def mean(self, metric: str) -> float | None:
+        """The run's stored mean of `metric`."""
+        stats = self.result.summary.metrics.get(metric)  # type: ignore[call-overload]
+        return None if stats is None else stats.mean
+
+    def assert_mean(self, metric: str, op: str, value: float) -> None:
+        """Assert the mean of `metric` compares to `value` with `op` (>=, >, <=, <, ==)."""
+        if op not in _OPS:
+            raise ValueError(f"unknown operator {op!r}; use one of {', '.join(_OPS)}")
+        mean = self.mean(metric)
+        if mean is not None and _OPS[op](mean, value):
+            return
+        stats = self.result.summary.metrics.get(metric)  # type: ignore[call-overload]
+        ci = f" (95% CI [{stats.ci[0]:.3f}, {stats.ci[1]:.3f}])" if stats and stats.ci else ""
+        shown = "no scored case" if mean is None else f"{mean:.3f}{ci}"
+        message = [f"{metric} mean {shown} is not {op} {value}", "worst cases:",
+                   *_worst_lines(self.result, metric)]
+        pytest.fail("\n".join(message), pytrace=False)
+
+    def assert_no_regression(
+        self, baseline: RunResult | str | Path, settings: GateSettings | None = None,
+        *, force: bool = False,
+    ) -> None:
+        """Run the regression gate against `baseline`; fail listing the regressed cases."""
+        from .compare import compare_runs
+        from .gate import gate_run
+        from .results import load_run
+
+        base = load_run(baseline) if isinstance(baseline, str | Path) else baseline
+        result = gate_run(self.result, settings, baseline=base, force=force)
+        if result.passed:
+            return
+        lines = ["ragmeter gate failed:"]
+        lines += [f"  {v.line}" for v in result.verdicts if v.status == "fail"]
+        lines += [f"  warning: {w}" for w in result.warnings]
+        failing = {v.metric for v in result.verdicts if v.status == "fail"}
+        regressed = [c for c in compare_runs(base, self.result, force=force).regressed
+                     if c.metric in failing]
+        if regressed:
+            lines.append("worst regressed cases:")
+            for change in regressed[:8]:
+                lines.append(f"  {change.diff:+.2f} {change.metric} {change.base:.2f} → "
+                             f"{change.new:.2f}  {change.case_id}: {change.question[:90]}")
+                lines.extend(f"        • {e}" for e in change.evidence[:2])
+        pytest.fail("\n".join(lines), pytrace=False)
+
+
+def _option(config: pytest.Config, name: str) -> str | None:
+    value = config.getoption(f"ragmeter_{name}") or config.getini(f"ragmeter_{name}")
+    return str(value) if value else None
+
+
+@pytest.fixture(scope="session")
+def ragmeter_options(pytestconfig: pytest.Config) -> RagmeterOptions:
+    """Options from the command line and ini file."""
+    return RagmeterOptions(**{name: _option(pytestconfig, name) for name in _OPTIONS})
+
+
+@pytest.fixture(scope="session")
+def ragmeter_run(
+    ragmeter_options: RagmeterOptions, tmp_path_factory: pytest.TempPathFactory
+) -> RagmeterRun:
+    """Evaluate once per session (or load `results` when no eval set is configured)."""
+    from .results import load_run
+
+    opts = ragmeter_options
+    if not opts.cases:
+        if opts.results and Path(opts.results).exists():
+            return RagmeterRun(load_run(opts.results), Path(opts.results))
+        pytest.skip("ragmeter: set --ragmeter-cases (and --ragmeter-pipeline) or "
+                    "--ragmeter-results DIR with an existing run")
+    from . import evaluation
+    from .cases import load_cases
+
+    settings = evaluation.resolve_settings(opts.config, judge=opts.judge)
+    cases = load_cases(opts.cases)
+    pipeline = evaluation.build_pipeline(cases, pipeline=opts.pipeline)
+    out = Path(opts.results) if opts.results else tmp_path_factory.mktemp("ragmeter")
+    result = evaluation.run_and_save(
+        cases, pipeline, settings, out_dir=out, cases_file=str(opts.cases), **opts.extra
+    )
+    return RagmeterRun(result, out)
+
+
+@pytest.fixture(scope="session")
+def ragmeter_baseline(ragmeter_options: RagmeterOptions) -> RunResult:
+    """The baseline run; the test is skipped when none is configured or it does not exist."""
+    from .results import load_run
+
+    path = ragmeter_options.baseline
+    if not path:
+        pytest.skip("ragmeter: no baseline configured (--ragmeter-baseline)")
+    if not Path(path).exists():
+        pytest.skip(f"ragmeter: no baseline at {path} yet; create it with "
+                    f"`ragmeter baseline RESULTS --to {path}`")
+    return load_run(path)

@@ -1,0 +1,206 @@
+// ragmeter HTML report: filterable case list and per-case detail.
+// Every piece of user text is inserted as a text node (textContent / append(string)), never as
+// markup. Filter state lives in the URL hash (#q=...&category=...&failing=...&case=...), so a
+// filtered view can be shared as a link.
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("ragmeter-data").textContent);
+  var METRICS = data.metrics;
+  var byId = {};
+  data.cases.forEach(function (c) { byId[c.id] = c; });
+
+  function $(id) { return document.getElementById(id); }
+  function el(tag, cls) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    for (var i = 2; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c === null || c === undefined) { continue; }
+      e.append(c instanceof Node ? c : String(c));
+    }
+    return e;
+  }
+  function fmt(x) { return x === null || x === undefined ? "—" : x.toFixed(2); }
+  function scoreCell(c, m) {
+    var s = c.scores[m];
+    var td = el("td", "num score " + (s === null ? "none" : (c.failing.indexOf(m) >= 0 ? "fail" : "pass")),
+      s === null ? "—" : s.toFixed(2));
+    if (s === null && c.unscored[m]) { td.title = "unscored: " + c.unscored[m]; }
+    return td;
+  }
+
+  function readHash() {
+    var out = {};
+    var h = window.location.hash.replace(/^#/, "");
+    if (!h) { return out; }
+    h.split("&").forEach(function (kv) {
+      var i = kv.indexOf("=");
+      if (i > 0) { out[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1)); }
+    });
+    return out;
+  }
+  function writeHash(state) {
+    var parts = [];
+    Object.keys(state).forEach(function (k) {
+      if (state[k]) { parts.push(encodeURIComponent(k) + "=" + encodeURIComponent(state[k])); }
+    });
+    var h = parts.join("&");
+    if (history.replaceState) { history.replaceState(null, "", h ? "#" + h : window.location.pathname); }
+  }
+
+  var text = $("filter-text"), cat = $("filter-category"), failing = $("filter-failing");
+  var selected = null;
+
+  function matches(c) {
+    var q = text.value.trim().toLowerCase();
+    if (q && (c.id + "\n" + c.question + "\n" + c.answer).toLowerCase().indexOf(q) < 0) { return false; }
+    if (cat.value && c.category !== cat.value) { return false; }
+    if (failing.value === "any" && c.failing.length === 0) { return false; }
+    if (failing.value === "none" && c.failing.length > 0) { return false; }
+    if (failing.value === "unscored" && Object.keys(c.unscored).length === 0) { return false; }
+    if (METRICS.indexOf(failing.value) >= 0 && c.failing.indexOf(failing.value) < 0) { return false; }
+    return true;
+  }
+
+  function renderList() {
+    var body = $("case-rows");
+    body.replaceChildren();
+    var shown = 0;
+    data.cases.forEach(function (c) {
+      if (!matches(c)) { return; }
+      shown += 1;
+      var tr = el("tr", c.id === selected ? "selected" : "");
+      tr.dataset.id = c.id;
+      tr.append(el("td", "", c.id), el("td", "", c.category));
+      METRICS.forEach(function (m) { tr.append(scoreCell(c, m)); });
+      var q = c.question.length > 120 ? c.question.slice(0, 119) + "…" : c.question;
+      tr.append(el("td", "", q));
+      tr.addEventListener("click", function () { select(c.id); });
+      body.append(tr);
+    });
+    $("case-count").textContent = shown + " of " + data.cases.length + " cases";
+    writeHash({ q: text.value, category: cat.value, failing: failing.value, "case": selected || "" });
+  }
+
+  // Wrap the given [start, end) spans of `s` in <mark> elements, as text nodes.
+  function highlighted(s, spans) {
+    var box = el("div", "text");
+    spans = spans.filter(function (x) { return x.start >= 0 && x.end <= s.length && x.end > x.start; })
+      .sort(function (a, b) { return a.start - b.start; });
+    var at = 0;
+    spans.forEach(function (x) {
+      if (x.start < at) { return; }
+      box.append(s.slice(at, x.start));
+      var mark = el("mark", x.cls, s.slice(x.start, x.end));
+      mark.title = x.title;
+      box.append(mark);
+      at = x.end;
+    });
+    box.append(s.slice(at));
+    return box;
+  }
+
+  function label(v) { return v.replace(/_/g, " "); }
+
+  function renderDetail(c) {
+    var d = $("detail");
+    d.replaceChildren();
+    if (!c) { return; }
+    d.append(el("h3", "", c.id + " · " + c.category + " · " + c.lang));
+    if (c.history.length) {
+      d.append(el("div", "muted", "conversation so far"));
+      c.history.forEach(function (t) { d.append(el("div", "text", t.role + ": " + t.content)); });
+    }
+    d.append(el("div", "muted", "question"), el("div", "text question", c.question));
+    if (c.ground_truth) { d.append(el("div", "muted", "reference answer"), el("div", "text", c.ground_truth)); }
+    if (c.pipeline_error) { d.append(el("div", "banner error", "pipeline error: " + c.pipeline_error)); }
+    d.append(el("div", "muted", "answer"), el("div", "text answer", c.answer || "(empty)"));
+
+    var table = el("table", "");
+    table.append(el("tr", "", el("th", "", "metric"), el("th", "num", "score"),
+      el("th", "num", "threshold"), el("th", "", "unscored reason / notes")));
+    METRICS.forEach(function (m) {
+      var notes = (c.evidence[m] && c.evidence[m].notes) || [];
+      table.append(el("tr", "", el("td", "", m), scoreCell(c, m),
+        el("td", "num", fmt(data.thresholds[m])), el("td", "", [c.unscored[m] || ""].concat(notes).join(" · "))));
+    });
+    d.append(table);
+
+    var faith = c.evidence.faithfulness;
+    if (faith && faith.claims.length) {
+      d.append(el("h3", "", "Claims of the answer (faithfulness)"));
+      faith.claims.forEach(function (cl) {
+        var row = el("div", "claim " + cl.verdict, el("span", "badge " + cl.verdict, label(cl.verdict)), cl.claim);
+        if (cl.chunk_index !== null && cl.chunk_index !== undefined) {
+          row.append(el("div", "reason", "chunk " + (cl.chunk_index + 1) + (cl.evidence ? ": «" + cl.evidence + "»" : "")));
+        }
+        if (cl.reason) { row.append(el("div", "reason", cl.reason)); }
+        d.append(row);
+      });
+    }
+    var recall = c.evidence.context_recall;
+    if (recall && recall.points.length) {
+      d.append(el("h3", "", "Points of the reference answer (context recall)"));
+      recall.points.forEach(function (p) {
+        var cls = p.supported ? "supported" : "missing";
+        var row = el("div", "point " + cls,
+          el("span", "badge " + (p.supported ? "supported" : "contradicted"), p.supported ? "found" : "missing"), p.point);
+        if (p.reason) { row.append(el("div", "reason", p.reason)); }
+        d.append(row);
+      });
+    }
+    var rel = c.evidence.answer_relevancy;
+    if (rel && rel.generated_questions.length) {
+      d.append(el("h3", "", "Questions written back from the answer (answer relevancy)"));
+      rel.generated_questions.forEach(function (g) { d.append(el("div", "text", g)); });
+    }
+
+    d.append(el("h3", "", "Retrieved chunks, best first (context precision)"));
+    var chunks = {};
+    var prec = c.evidence.context_precision;
+    if (prec) { prec.chunks.forEach(function (ch) { chunks[ch.index] = ch; }); }
+    c.contexts.forEach(function (ctx, i) {
+      var v = chunks[i];
+      var cls = v === undefined ? "" : (v.useful ? "useful" : "not-useful");
+      var box = el("div", "chunk " + cls);
+      var badge = v === undefined ? el("span", "badge unjudged", "not judged")
+        : el("span", "badge " + cls, v.useful ? "useful" : "not useful");
+      box.append(el("div", "", badge, "chunk " + (i + 1), v && v.reason ? el("span", "reason", " — " + v.reason) : null));
+      var spans = [];
+      if (faith) {
+        faith.claims.forEach(function (cl) {
+          if (cl.chunk_index === i && cl.span) {
+            spans.push({ start: cl.span.start, end: cl.span.end, cls: cl.verdict, title: label(cl.verdict) + ": " + cl.claim });
+          }
+        });
+      }
+      if (recall) {
+        recall.points.forEach(function (p) {
+          if (p.chunk_index === i && p.span) {
+            spans.push({ start: p.span.start, end: p.span.end, cls: "point", title: "reference point: " + p.point });
+          }
+        });
+      }
+      box.append(highlighted(ctx, spans));
+      d.append(box);
+    });
+    if (!c.contexts.length) { d.append(el("div", "muted", "no chunks retrieved")); }
+  }
+
+  function select(id) {
+    selected = byId[id] ? id : null;
+    renderList();
+    renderDetail(selected ? byId[selected] : null);
+  }
+
+  var state = readHash();
+  if (state.q) { text.value = state.q; }
+  if (state.category) { cat.value = state.category; }
+  if (state.failing) { failing.value = state.failing; }
+  [text, cat, failing].forEach(function (input) {
+    input.addEventListener("input", renderList);
+    input.addEventListener("change", renderList);
+  });
+  select(state["case"] || null);
+  document.documentElement.dataset.ready = "1";
+})();

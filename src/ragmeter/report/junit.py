@@ -1,0 +1,67 @@
+"""JUnit XML: one test case per eval case × metric, so CI dashboards list RAG failures.
+
+A score below the run's failure threshold is a <failure> carrying the judge's evidence; an
+unscored metric is <skipped> with its reason; a pipeline error is an <error>.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from ..judges.base import METRICS
+from ..results import RunResult
+from .failures import explain
+
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _clean(text: str) -> str:
+    """Drop characters XML 1.0 cannot carry (escaping is ElementTree's job)."""
+    return _INVALID_XML.sub("", text)
+
+
+def render_junit(run: RunResult, *, baseline: RunResult | None = None) -> str:
+    """The `junit` renderer (the baseline is not used)."""
+    root = ET.Element("testsuites", name="ragmeter")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for metric in METRICS:
+        if metric not in run.summary.metrics:
+            continue
+        threshold = run.run.thresholds.get(metric)
+        suite = ET.SubElement(root, "testsuite", name=f"ragmeter.{metric}")
+        counts = dict.fromkeys(totals, 0)
+        for case in run.cases:
+            counts["tests"] += 1
+            test = ET.SubElement(
+                suite, "testcase", classname=f"ragmeter.{metric}", name=_clean(case.id), time="0"
+            )
+            result = case.metrics.get(metric)
+            if case.pipeline_error is not None:
+                counts["errors"] += 1
+                node = ET.SubElement(test, "error", message=_clean(case.pipeline_error[:500]),
+                                     type="PipelineError")
+                node.text = _clean(case.question)
+            elif result is None or result.score is None:
+                counts["skipped"] += 1
+                reason = "not judged" if result is None else result.unscored_reason or "unscored"
+                ET.SubElement(test, "skipped", message=_clean(f"unscored: {reason}"))
+            elif threshold is not None and result.score < threshold:
+                counts["failures"] += 1
+                node = ET.SubElement(
+                    test,
+                    "failure",
+                    message=_clean(f"{metric} {result.score:.3f} < threshold {threshold:.2f}"),
+                    type="BelowThreshold",
+                )
+                lines = [f"question: {case.question}", *explain(case, metric)]
+                node.text = _clean("\n".join(lines))
+            else:
+                ET.SubElement(test, "system-out").text = _clean(f"{metric} {result.score:.3f}")
+        for key, value in counts.items():
+            suite.set(key, str(value))
+            totals[key] += value
+    for key, value in totals.items():
+        root.set(key, str(value))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,153 @@
+"""Markdown report for a pull-request comment: scores, diagnosis, comparison, top failures."""
+
+from __future__ import annotations
+
+import re
+
+from ..judges.base import METRICS, RETRIEVAL_METRICS
+from ..results import RunResult
+from .failures import collect_failures
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+
+
+def md_escape(text: str, limit: int | None = None) -> str:
+    """User text made inert in Markdown (and its inline HTML), on one line."""
+    text = " ".join(text.split())
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return _MD_SPECIAL.sub(r"\\\1", text).replace("&", "&amp;")
+
+
+def md_code(text: str, limit: int = 80) -> str:
+    """User text as an inline code span (backticks cannot close it)."""
+    text = " ".join(text.split())[:limit].replace("`", "'")
+    return f"`{text}`"
+
+
+def _num(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "—"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def _summary_table(run: RunResult) -> list[str]:
+    from ..noise import measure_noise
+
+    noise = measure_noise(run)
+    head = "| metric | stage | mean | 95% CI | scored | unscored | failed |"
+    rule = "|---|---|---:|---|---:|---:|---:|"
+    if noise:
+        head += " noise floor | flip rate |"
+        rule += "---:|---:|"
+    lines = [head, rule]
+    for metric in METRICS:
+        s = run.summary.metrics.get(metric)
+        if s is None:
+            continue
+        ci = "—" if s.ci is None else f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]"
+        stage = "retrieval" if metric in RETRIEVAL_METRICS else "generation"
+        row = (
+            f"| {metric} | {stage} | {_num(s.mean)} | {ci} | {s.n_scored} | {s.n_unscored} | "
+            f"{s.n_failed} |"
+        )
+        if noise:
+            m = noise.metrics.get(metric)
+            row += " — | — |" if m is None else f" ±{m.noise_floor:.3f} | {m.flip_rate:.0%} |"
+        lines.append(row)
+    if noise:
+        lines.append("")
+        lines.append(
+            f"Judge noise from {noise.repeats} judgements per case: the noise floor is the SD of "
+            "the mean due to the judge alone; the flip rate is the share of cases whose "
+            "pass/fail verdict changed between judgements."
+        )
+    return lines
+
+
+def _comparison(run: RunResult, baseline: RunResult) -> list[str]:
+    from ..compare import compare_runs
+
+    comparison = compare_runs(baseline, run, force=True)
+    lines = ["### Compared with the baseline", ""]
+    lines.extend(f"> ⚠️ {md_escape(p)}" for p in comparison.problems)
+    if comparison.problems:
+        lines.append("")
+    lines += [
+        "| metric | paired | base | new | diff | 95% CI | significant |",
+        "|---|---:|---:|---:|---:|---|---|",
+    ]
+    for metric, d in comparison.metrics.items():
+        ci = "—" if d.ci is None else f"[{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]"
+        mark = "**yes**" if d.significant else "no"
+        arrow = ""
+        if d.significant and d.diff is not None:
+            arrow = " 🔻" if d.diff < 0 else " 🔺"
+        lines.append(
+            f"| {metric} | {d.n_paired} | {_num(d.base_mean)} | {_num(d.new_mean)} | "
+            f"{_num(d.diff, True)}{arrow} | {ci} | {mark} |"
+        )
+    if comparison.regressed:
+        lines += ["", f"**Regressed cases ({len(comparison.regressed)}), worst first**", ""]
+        for change in comparison.regressed[:10]:
+            lines.append(
+                f"- {md_code(change.case_id, 60)} {change.metric} {change.base:.2f} → "
+                f"{change.new:.2f} ({change.diff:+.2f}): {md_escape(change.question, 100)}"
+            )
+            lines.extend(f"  - {md_escape(e, 160)}" for e in change.evidence[:2])
+    if comparison.improved:
+        lines.append("")
+        lines.append(f"Improved cases: {len(comparison.improved)}.")
+    return [*lines, ""]
+
+
+def render_markdown(
+    run: RunResult, *, baseline: RunResult | None = None, max_failures: int = 10
+) -> str:
+    """The `md` renderer."""
+    judge = run.judge
+    lines = [
+        "## ragmeter report",
+        "",
+        f"{run.summary.n_cases} cases · pipeline {md_code(run.run.pipeline or '—')} · judge "
+        f"{md_code(judge.kind)} ({md_escape(judge.model)}, prompts "
+        f"{md_escape(judge.prompt_version)})",
+        "",
+    ]
+    for warning in run.run.warnings:
+        lines.append(f"> ⚠️ {md_escape(warning)}")
+    if run.summary.n_pipeline_errors:
+        lines.append(f"> ❌ {run.summary.n_pipeline_errors} cases failed in the pipeline.")
+    if run.run.warnings or run.summary.n_pipeline_errors:
+        lines.append("")
+    lines += [*_summary_table(run), ""]
+    lines += ["### Diagnosis", "", f"**{md_escape(run.diagnosis.headline)}**", ""]
+    for finding in run.diagnosis.findings:
+        icon = {"fix-first": "🔴", "weak": "🟡", "ok": "🟢"}.get(finding.severity, "⚪")
+        lines.append(f"- {icon} {finding.stage}: {md_escape(finding.message)}")
+        if finding.advice and finding.severity in ("fix-first", "weak"):
+            lines.append(f"  - try: {md_escape(finding.advice)}")
+    lines.append("")
+    if baseline is not None:
+        lines += _comparison(run, baseline)
+    failures = collect_failures(run)
+    lines.append(f"### Failed cases ({len(failures)} case × metric below threshold)")
+    lines.append("")
+    if failures:
+        lines.append("<details><summary>Worst first</summary>")
+        lines.append("")
+        for failure in failures[:max_failures]:
+            case = failure.case
+            lines.append(
+                f"- **{failure.score:.2f}** {failure.metric} · {md_code(case.id, 60)} "
+                f"\\[{md_escape(case.category)}\\] {md_escape(case.question, 120)}"
+            )
+            if failure.metric != "context_recall" and case.answer:
+                lines.append(f"  - answer: {md_escape(case.answer, 200)}")
+            lines.extend(f"  - {md_escape(reason, 200)}" for reason in failure.reasons[:3])
+        if len(failures) > max_failures:
+            lines.append(f"- … {len(failures) - max_failures} more in the full report")
+        lines += ["", "</details>"]
+    else:
+        lines.append("None.")
+    return "\n".join(lines) + "\n"

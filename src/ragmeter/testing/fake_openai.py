@@ -1,0 +1,320 @@
+"""A real OpenAI-compatible HTTP server for tests and benchmarks, with fault injection.
+
+    with FakeOpenAI(responder=Smart()) as server:
+        judge = build_llm_judge(LLMJudgeConfig(model="fake", base_url=server.base_url, ...))
+
+It serves ``POST /v1/chat/completions`` and ``POST /v1/embeddings`` from a background thread
+on 127.0.0.1 (a free port), answers with a pluggable responder, and logs every request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+from ..llm.cost import count_tokens
+from .responders import FakeRequest, Responder, Smart
+
+FaultKind = Literal["rate_limit", "server_error", "slow", "malformed", "truncated", "wrong_count"]
+EmbedFn = Callable[[str], list[float]]
+
+
+@dataclass
+class Fault:
+    """A fault injected into matching chat requests.
+
+    ``schema`` restricts it to one judge call (a schema name such as ``FaithfulnessVerdicts``),
+    ``match`` to requests a predicate accepts; ``rate`` is the probability per matching request
+    (seeded) and ``times`` caps how often it fires. ``retry_after`` is sent with
+    ``rate_limit`` (a number of seconds or an HTTP date string); ``delay`` is how long a
+    ``slow`` response takes.
+    """
+
+    kind: FaultKind
+    schema: str | None = None
+    rate: float = 1.0
+    times: int | None = None
+    retry_after: float | str | None = 1.0
+    delay: float = 5.0
+    match: Callable[[FakeRequest], bool] | None = None
+    fired: int = 0
+
+
+@dataclass
+class LoggedRequest:
+    """One request the server received, and what it did."""
+
+    index: int
+    path: str
+    started: float
+    """``time.monotonic()`` when the request arrived."""
+    finished: float = 0.0
+    status: int = 200
+    schema_name: str | None = None
+    response_format: str | None = None
+    """``json_schema``, ``json_object`` or None."""
+    fault: str | None = None
+    repair: bool = False
+    in_flight: int = 1
+    """Requests being served when this one arrived (itself included)."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    body: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+def hashing_embedding(text: str, dim: int = 256) -> list[float]:
+    """A deterministic bag-of-words vector (words and Chinese bigrams hashed), unit length."""
+    from .responders import content_tokens
+
+    vector = [0.0] * dim
+    for token in content_tokens(text) or {text.strip().lower()}:
+        digest = hashlib.md5(token.encode()).digest()
+        vector[int.from_bytes(digest[:4], "little") % dim] += 1.0 if digest[4] % 2 else -1.0
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    return [x / norm for x in vector]
+
+
+class FakeOpenAI:
+    """The fake server; a context manager exposing ``base_url`` and the request ``log``."""
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        faults: list[Fault] | None = None,
+        json_schema: bool = True,
+        json_object: bool = True,
+        latency: float = 0.0,
+        embed: EmbedFn = hashing_embedding,
+        seed: int = 0,
+    ) -> None:
+        self.responder = responder or Smart()
+        self.faults = list(faults or [])
+        self.json_schema = json_schema
+        self.json_object = json_object
+        self.latency = latency
+        self.embed = embed
+        self.log: list[LoggedRequest] = []
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ---- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> FakeOpenAI:
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "start the server first"
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    # ---- log views -------------------------------------------------------------------------
+
+    def chat_log(self) -> list[LoggedRequest]:
+        return [r for r in self.log if r.path.endswith("/chat/completions")]
+
+    @property
+    def max_in_flight(self) -> int:
+        return max((r.in_flight for r in self.log), default=0)
+
+    def counts(self) -> dict[str, int]:
+        """Requests by outcome: ``ok``, ``rejected_format`` or the fault kind."""
+        out: dict[str, int] = {}
+        for r in self.log:
+            key = r.fault or ("ok" if r.status == 200 else f"http_{r.status}")
+            out[key] = out.get(key, 0) + 1
+        return out
+
+    def reset_log(self) -> None:
+        with self._lock:
+            self.log.clear()
+
+    # ---- request handling ------------------------------------------------------------------
+
+    def _pick_fault(self, request: FakeRequest) -> Fault | None:
+        with self._lock:
+            for fault in self.faults:
+                if fault.schema is not None and fault.schema != request.schema_name:
+                    continue
+                if fault.match is not None and not fault.match(request):
+                    continue
+                if fault.times is not None and fault.fired >= fault.times:
+                    continue
+                if fault.rate < 1.0 and self._rng.random() >= fault.rate:
+                    continue
+                fault.fired += 1
+                return fault
+        return None
+
+    def _chat(self, body: dict[str, Any], entry: LoggedRequest) -> tuple[int, dict, dict]:
+        request = FakeRequest.parse(body)
+        rf_type = (request.response_format or {}).get("type")
+        entry.schema_name, entry.response_format = request.schema_name, rf_type
+        entry.repair = request.is_repair
+        if rf_type == "json_schema" and not self.json_schema:
+            entry.fault = "rejected_format"
+            message = "Unsupported response_format type json_schema: use json_object with a schema"
+            return 500, {}, {"error": {"code": 500, "message": message, "type": "server_error"}}
+        if rf_type == "json_object" and not self.json_object:
+            entry.fault = "rejected_format"
+            message = "response_format json_object is not supported by this model"
+            return 400, {}, {"error": {"message": message, "type": "invalid_request_error"}}
+        fault = self._pick_fault(request)
+        if fault is not None:
+            entry.fault = fault.kind
+            if fault.kind == "rate_limit":
+                headers = {}
+                if fault.retry_after is not None:
+                    headers["Retry-After"] = str(fault.retry_after)
+                error = {"message": "Rate limit reached, retry later", "type": "rate_limit"}
+                return 429, headers, {"error": error}
+            if fault.kind == "server_error":
+                return 500, {}, {"error": {"message": "internal error", "type": "server_error"}}
+            if fault.kind == "slow":
+                time.sleep(fault.delay)
+        text = self.responder(request)
+        if fault is not None:
+            text = _corrupt(text, fault.kind)
+        prompt = sum(count_tokens(str(m.get("content") or "")) + 4 for m in request.messages)
+        completion = count_tokens(text)
+        entry.prompt_tokens, entry.completion_tokens = prompt, completion
+        return 200, {}, {
+            "id": f"chatcmpl-fake-{entry.index}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.model,
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+
+    def _embeddings(self, body: dict[str, Any], entry: LoggedRequest) -> tuple[int, dict, dict]:
+        inputs = body.get("input")
+        texts = [inputs] if isinstance(inputs, str) else list(inputs or [])
+        tokens = sum(count_tokens(str(t)) for t in texts)
+        entry.prompt_tokens = tokens
+        data = [
+            {"object": "embedding", "index": i, "embedding": self.embed(str(t))}
+            for i, t in enumerate(texts)
+        ]
+        return 200, {}, {
+            "object": "list",
+            "data": data,
+            "model": body.get("model", ""),
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+
+    def handle(self, path: str, body: dict[str, Any]) -> tuple[int, dict, dict]:
+        with self._lock:
+            self._in_flight += 1
+            entry = LoggedRequest(
+                index=len(self.log), path=path, started=time.monotonic(),
+                in_flight=self._in_flight, body=body,
+            )
+            self.log.append(entry)
+        try:
+            if self.latency:
+                time.sleep(self.latency)
+            if path.endswith("/chat/completions"):
+                status, headers, payload = self._chat(body, entry)
+            elif path.endswith("/embeddings"):
+                status, headers, payload = self._embeddings(body, entry)
+            else:
+                status, headers, payload = 404, {}, {"error": {"message": f"no route {path}"}}
+            entry.status = status
+            return status, headers, payload
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+                entry.finished = time.monotonic()
+
+
+def _corrupt(text: str, kind: str) -> str:
+    if kind == "malformed":
+        return "Sure! Here is my evaluation: {" + text[1:].replace('"', "'")
+    if kind == "truncated":
+        return text[: max(1, len(text) // 2)]
+    if kind == "wrong_count":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            return text
+        for key, value in data.items():  # the first list of indexed verdicts
+            if value and isinstance(value, list) and isinstance(value[0], dict) and any(
+                k.endswith("index") for k in value[0]
+            ):
+                data[key] = value[:-1] if len(value) > 1 else value * 2
+                break
+        return json.dumps(data, ensure_ascii=False)
+    return text
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeOpenAI
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._send(400, {}, {"error": {"message": "body is not JSON"}})
+            return
+        status, headers, payload = self.fake.handle(self.path, body)
+        self._send(status, headers, payload)
+
+    def _send(self, status: int, headers: dict[str, str], payload: dict[str, Any]) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+

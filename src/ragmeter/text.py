@@ -1,0 +1,433 @@
+"""Language-aware text utilities for English and Chinese: tokens, sentences, numbers.
+
+Everything here is pure and cheap; jieba is imported on first Chinese use.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+Lang = Literal["en", "zh"]
+
+
+def _split(blob: str) -> tuple[str, ...]:
+    return tuple(blob.split())
+
+
+def _words(blob: str) -> frozenset[str]:
+    return frozenset(_split(blob))
+
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RE = re.compile(f"[{_CJK}]")
+_CJK_RUN_RE = re.compile(f"[{_CJK}]+")
+_EN_TOKEN_RE = re.compile(r"[a-z0-9]+(?:[.,/:'’][a-z0-9]+)*%?")
+_NORM_DROP_RE = re.compile(r"[\W_]+")
+
+EN_STOPWORDS = _words(
+    """
+    a about above after again against all also am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is
+    it its itself just me more most my myself no nor not now of off on once only or other our
+    ours ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself
+    yourselves s t d ll m re ve don't doesn't didn't isn't aren't wasn't weren't won't can't
+    cannot couldn't shouldn't wouldn't hasn't haven't hadn't it's i'm you're that's there's
+    let's may might must shall yes ok okay please thanks thank hi hello get got also etc e g
+    i.e e.g via per
+    """
+)
+
+ZH_STOPWORDS = _words(
+    """
+    的 了 是 在 和 与 及 或 也 都 就 而 且 但 对 把 被 让 给 从 向 于 以 为 之 其 这 那
+    这个 那个 这些 那些 这样 那样 此 该 我 你 您 他 她 它 我们 你们 他们 她们 它们 自己 吗 呢
+    吧 啊 呀 哦 嗯 么 什么 怎么 怎样 如何 哪 哪里 哪些 谁 多少 几 个 些 有 没 没有 不 无 未
+    非 别 很 更 最 太 还 又 再 已 已经 会 能 可 可以 要 需要 应 应该 得 地 着 过 等 等等
+    如果 因为 所以 但是 然而 并 并且 以及 或者 还是 就是 即 则 只 只是 一 一个 一下 请 谢谢 好
+    吧 上 下 中 内 外 里 时 时候 后 前 之后 之前 关于 根据 按照 通过 进行 一些 所有 每 各
+    其他 另外 即可 便 来 去 到 说 做 用
+    """
+)
+
+NEGATIONS_EN = _words(
+    """
+    not no never without cannot none nobody nothing neither nor isn't aren't wasn't weren't
+    don't doesn't didn't won't can't couldn't shouldn't wouldn't hasn't haven't hadn't mustn't
+    """
+)
+NEGATIONS_ZH = ("不", "没", "无", "未", "非", "别", "莫", "勿", "禁止")
+# Words starting with a negation character that are not negations.
+_ZH_NOT_NEGATION = ("不仅", "不但", "不过", "无论", "非常", "别的", "别人", "未来", "无线", "不少")
+
+
+def detect_lang(text: str) -> Lang:
+    """`zh` when at least ~30% of the letters are CJK ideographs, else `en`."""
+    letters = sum(1 for ch in text if ch.isalpha())
+    if not letters:
+        return "en"
+    cjk = len(_CJK_RE.findall(text))
+    return "zh" if cjk / letters >= 0.3 else "en"
+
+
+def stem(word: str) -> str:
+    """Light English suffix stripping (plurals, -ed, -ing, final e), consistent not linguistic."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    w = word
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    stripped = False
+    for suffix in ("ing", "ed"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            stripped = True
+            break
+    if stripped and len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+        w = w[:-1]
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    return w
+
+
+def _en_tokens(text: str, stem_words: bool) -> list[str]:
+    tokens = _EN_TOKEN_RE.findall(text.lower().replace("’", "'"))
+    return [stem(t) for t in tokens] if stem_words else tokens
+
+
+@lru_cache(maxsize=1)
+def _jieba():  # type: ignore[no-untyped-def]
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+@lru_cache(maxsize=8192)
+def _zh_cut(run: str) -> tuple[str, ...]:
+    return tuple(_jieba().lcut(run, HMM=True))
+
+
+def tokenize(text: str, lang: Lang | None = None, *, stem_words: bool = False) -> list[str]:
+    """Word tokens, lowercased, without punctuation.
+
+    English: words and numbers such as `8.50`, `24/7`, `1,000`, `2fa`. Chinese: jieba words for
+    CJK runs, English tokens for the ASCII parts in between.
+    """
+    lang = lang or detect_lang(text)
+    if lang == "en" and not _CJK_RE.search(text):
+        return _en_tokens(text, stem_words)
+    tokens: list[str] = []
+    pos = 0
+    for match in _CJK_RUN_RE.finditer(text):
+        tokens.extend(_en_tokens(text[pos : match.start()], stem_words))
+        tokens.extend(_zh_cut(match.group()))
+        pos = match.end()
+    tokens.extend(_en_tokens(text[pos:], stem_words))
+    return tokens
+
+
+def is_stopword(token: str) -> bool:
+    """Whether a token is an English or Chinese stopword."""
+    return token in EN_STOPWORDS or token in ZH_STOPWORDS
+
+
+def content_words(text: str, lang: Lang | None = None, *, stem_words: bool = True) -> list[str]:
+    """Tokens minus stopwords (English ones stemmed unless `stem_words=False`)."""
+    out = []
+    for token in tokenize(text, lang):
+        if is_stopword(token):
+            continue
+        out.append(stem(token) if stem_words else token)
+    return out
+
+
+# --- sentences ---------------------------------------------------------------------------
+
+_ABBREVIATIONS = _words(
+    """
+    e.g i.e etc vs mr mrs ms dr prof sr jr st no approx fig inc ltd co corp dept est min max
+    jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun a.m p.m u.s
+    """
+)
+_BULLET_RE = re.compile(
+    r"\s*(?:[-*•·●▪‣]\s*|(?:\d{1,2}[.)]|[a-z][.)]|[（(]?\d{1,2}[）)])\s+|\d{1,2}、\s*|#+\s*)"
+)
+_EN_END_RE = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)")
+_ZH_END_RE = re.compile(r"[。！？；!?;…]+[\"'”’）)\]」』]*")
+_LINE_END_RE = re.compile(r"[.!?。！？；:：]\s*$")
+
+
+def _strip_span(text: str, start: int, end: int) -> tuple[int, int] | None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    bullet = _BULLET_RE.match(text, start, end)
+    if bullet and bullet.end() < end and not _is_bare_number_start(text, start, end):
+        start = bullet.end()
+    if start >= end or not any(ch.isalnum() for ch in text[start:end]):
+        return None
+    return start, end
+
+
+def _is_bare_number_start(text: str, start: int, end: int) -> bool:
+    # "8.50 is the fee" must keep its number; a list marker "1. " is followed by a space.
+    return bool(re.match(r"\d+\.\d", text[start:end]))
+
+
+def _blocks(text: str) -> list[tuple[int, int]]:
+    """Split on line breaks that end a block: blank lines, bullets, or a finished line."""
+    blocks: list[tuple[int, int]] = []
+    start = 0
+    lines = list(re.finditer(r"[^\n]*(?:\n|$)", text))
+    for i, line in enumerate(lines[:-1]):
+        content = line.group().rstrip("\n")
+        nxt = lines[i + 1].group()
+        breaks = (
+            not content.strip()
+            or not nxt.strip()
+            or _BULLET_RE.match(nxt) is not None
+            or _LINE_END_RE.search(content) is not None
+            or _CJK_RE.search(content) is not None
+        )
+        if breaks:
+            blocks.append((start, line.end()))
+            start = line.end()
+    blocks.append((start, len(text)))
+    return blocks
+
+
+def _en_cuts(text: str, start: int, end: int) -> list[int]:
+    cuts = []
+    for match in _EN_END_RE.finditer(text, start, end):
+        rest = text[match.end() : end].lstrip()
+        if not rest:
+            continue
+        if rest[0].islower() or _BULLET_RE.fullmatch(text[start : match.end()] + " "):
+            continue
+        word = re.search(r"([A-Za-z.]+)\.$", text[start : match.start() + 1])
+        if text[match.start()] == "." and word:
+            token = word.group(1).lower().rstrip(".")
+            if token in _ABBREVIATIONS or (len(token) == 1 and token.isalpha()):
+                continue
+        cuts.append(match.end())
+    return cuts
+
+
+def sentence_spans(text: str, lang: Lang | None = None) -> list[tuple[int, int]]:
+    """Character spans (start, end exclusive) of the sentences of `text`, bullets stripped."""
+    lang = lang or detect_lang(text)
+    spans: list[tuple[int, int]] = []
+    for b_start, b_end in _blocks(text):
+        cuts = set(_en_cuts(text, b_start, b_end))
+        if lang == "zh" or _CJK_RE.search(text, b_start, b_end):
+            cuts.update(m.end() for m in _ZH_END_RE.finditer(text, b_start, b_end))
+        prev = b_start
+        for cut in [*sorted(cuts), b_end]:
+            span = _strip_span(text, prev, cut)
+            if span:
+                spans.append(span)
+            prev = cut
+    return spans
+
+
+def split_sentences(text: str, lang: Lang | None = None) -> list[str]:
+    """Sentences of `text` (English or Chinese); each bullet line is a sentence."""
+    return [text[s:e] for s, e in sentence_spans(text, lang)]
+
+
+def normalize(text: str) -> str:
+    """Lowercase and drop whitespace and punctuation."""
+    return _NORM_DROP_RE.sub("", text.lower())
+
+
+def char_ngrams(text: str, n: int = 2) -> set[str]:
+    """Character n-grams of the normalised text (no spaces or punctuation)."""
+    norm = normalize(text)
+    if len(norm) < n:
+        return {norm} if norm else set()
+    return {norm[i : i + n] for i in range(len(norm) - n + 1)}
+
+
+def has_negation(text: str, lang: Lang | None = None) -> bool:
+    """Whether the text contains a negation (not, never, n't, 不, 没有, 无, 未 ...)."""
+    lower = text.lower().replace("’", "'")
+    if any(t in NEGATIONS_EN or t.endswith("n't") for t in _EN_TOKEN_RE.findall(lower)):
+        return True
+    if (lang or detect_lang(text)) == "zh" or _CJK_RE.search(text):
+        cleaned = text
+        for word in _ZH_NOT_NEGATION:
+            cleaned = cleaned.replace(word, "")
+        return any(neg in cleaned for neg in NEGATIONS_ZH)
+    return False
+
+
+# --- numbers -----------------------------------------------------------------------------
+
+_NUMBER_WORDS = _split(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty"""
+)
+_MONTH_NAMES = _split(
+    """january february march april may june july august september october november
+    december"""
+)
+_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
+              "七": 7, "八": 8, "九": 9}  # fmt: skip
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+_EN_WORDS = {w: i for i, w in enumerate(_NUMBER_WORDS)}
+_EN_WORDS.update(thirty=30, forty=40, fifty=50, sixty=60, ninety=90, hundred=100)
+_MONTHS = {m: i + 1 for i, m in enumerate(_MONTH_NAMES)}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+
+_UNIT_KINDS = {
+    "day": "day", "天": "day", "日": "day", "business": "day", "working": "day",
+    "工作日": "day", "week": "week", "周": "week", "星期": "week", "个星期": "week",
+    "month": "month", "个月": "month", "year": "year", "年": "year", "hour": "hour",
+    "hr": "hour", "小时": "hour", "个小时": "hour", "minute": "minute", "min": "minute",
+    "分钟": "minute", "second": "second", "秒": "second", "percent": "percent", "%": "percent",
+    "dollar": "money", "usd": "money", "eur": "money", "euro": "money", "yuan": "money",
+    "rmb": "money", "元": "money", "块": "money", "美元": "money", "人民币": "money",
+    "time": "times", "次": "times", "gb": "size", "mb": "size", "tb": "size", "kb": "size",
+}  # fmt: skip
+_EN_UNIT_WORDS = "|".join(sorted((k for k in _UNIT_KINDS if k.isascii() and k.isalpha()),
+                                 key=len, reverse=True))  # fmt: skip
+_ZH_UNIT_WORDS = "|".join(sorted((k for k in _UNIT_KINDS if not k.isascii()), key=len,
+                                 reverse=True))  # fmt: skip
+
+_NUMBER_RE = re.compile(
+    r"(?P<iso>\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b)"
+    r"|(?P<zhdate>\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)"
+    r"|(?P<endate>\b(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?\s+"
+    r"\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?\b)"
+    r"|(?P<time>\b\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)(?![a-z])|\b\d{1,2}:\d{2}\b)"
+    r"|(?P<zhtime>(?:上午|下午|晚上|早上)?\d{1,2}\s*点(?:\s*\d{1,2}\s*分|半)?)"
+    r"|(?P<slash>\b\d+/\d+(?:/\d+)?\b)"
+    r"|(?P<num>(?:[$€£¥]\s?)?(?<![A-Za-z\d.,])\d+(?:,\d{3})*(?:\.\d+)?(?:\s?%)?(?![A-Za-z]{1,2}\b))"
+    r"|(?P<enword>\b(?:" + "|".join(sorted(_EN_WORDS, key=len, reverse=True)) + r")\b"
+    r"(?=[\s-]+(?:" + _EN_UNIT_WORDS + r")))"
+    r"|(?P<zhnum>百分之[零〇一二两三四五六七八九十百千万]+|[零〇一二两三四五六七八九十百千万]+(?=\s*(?:"
+    + _ZH_UNIT_WORDS
+    + r"|%|倍|个|人|岁|页|条|项|名)))",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class NumberMention:
+    """A number found in text: its normalised value, its kind (unit) and where it is."""
+
+    value: str
+    kind: str
+    start: int
+    end: int
+
+
+def parse_zh_numeral(text: str) -> int | None:
+    """`三十` -> 30, `一百二十` -> 120, `两万` -> 20000; None when not a numeral."""
+    total, section, digit = 0, 0, None
+    for ch in text:
+        if ch in _ZH_DIGITS:
+            digit = _ZH_DIGITS[ch]
+        elif ch in _ZH_UNITS:
+            unit = _ZH_UNITS[ch]
+            if unit == 10000:
+                total += (section + (digit or 0)) * unit
+                section = 0
+            else:
+                section += (1 if digit is None else digit) * unit
+            digit = None
+        else:
+            return None
+    return total + section + (digit or 0)
+
+
+def _clean_number(raw: str) -> str:
+    value = raw.replace(",", "").replace(" ", "").lstrip("$€£¥")
+    if "." in value and not value.endswith("%"):
+        value = value.rstrip("0").rstrip(".") if re.fullmatch(r"\d+\.\d+", value) else value
+    return value
+
+
+def _kind_after(text: str, end: int) -> str:
+    rest = text[end : end + 12]
+    zh = re.match(r"\s*(" + _ZH_UNIT_WORDS + ")", rest)
+    if zh:
+        return _UNIT_KINDS[zh.group(1)]
+    en = re.match(r"[\s-]*([A-Za-z]+)", rest)
+    if en:
+        word = stem(en.group(1).lower())
+        return _UNIT_KINDS.get(word, _UNIT_KINDS.get(en.group(1).lower(), ""))
+    return ""
+
+
+def find_numbers(text: str) -> list[NumberMention]:
+    """Numbers, dates and times in `text`, normalised, with their unit kind and offsets."""
+    mentions = []
+    for m in _NUMBER_RE.finditer(text):
+        group, raw = m.lastgroup, m.group()
+        kind = ""
+        if group == "iso":
+            y, mo, d = re.split(r"[-/.]", raw)
+            value, kind = f"{y}-{int(mo):02d}-{int(d):02d}", "date"
+        elif group == "zhdate":
+            parts = re.findall(r"\d+", raw)
+            value, kind = "-".join([parts[0], *(f"{int(p):02d}" for p in parts[1:])]), "date"
+        elif group == "endate":
+            parts = re.findall(r"[A-Za-z]+|\d+", raw)
+            month = _MONTHS[parts[0].lower()]
+            day = int(parts[1])
+            value = f"{month:02d}-{day:02d}"
+            if len(parts) > 2 and parts[-1].isdigit() and len(parts[-1]) == 4:
+                value = f"{parts[-1]}-{value}"
+            kind = "date"
+        elif group in ("time", "zhtime"):
+            digits = [int(x) for x in re.findall(r"\d+", raw)]
+            hour, minute = digits[0], digits[1] if len(digits) > 1 else 0
+            lowered = raw.lower()
+            if ("p" in lowered and hour < 12) or (("下午" in raw or "晚上" in raw) and hour < 12):
+                hour += 12
+            if "半" in raw:
+                minute = 30
+            value, kind = f"{hour}:{minute:02d}", "time"
+        elif group == "slash":
+            value = raw
+        elif group == "num":
+            value = _clean_number(raw)
+            kind = "money" if raw.lstrip()[0] in "$€£¥" else ""
+            if value.endswith("%"):
+                kind = "percent"
+        elif group == "enword":
+            value = str(_EN_WORDS[raw.lower()])
+        else:  # zhnum
+            percent = raw.startswith("百分之")
+            parsed = parse_zh_numeral(raw[3:] if percent else raw)
+            if parsed is None or (raw == "一" and _kind_after(text, m.end()) == ""):
+                continue
+            value = f"{parsed}%" if percent else str(parsed)
+            kind = "percent" if percent else ""
+        if not kind:
+            kind = _kind_after(text, m.end())
+            if kind == "percent" and not value.endswith("%"):
+                value += "%"
+        mentions.append(NumberMention(value=value, kind=kind, start=m.start(), end=m.end()))
+    return mentions
+
+
+def extract_numbers(text: str) -> list[str]:
+    """Normalised numbers in order: `1,000`->`1000`, `$8`->`8`, `50%`, `三十`->`30`, dates."""
+    return [m.value for m in find_numbers(text)]

@@ -1,0 +1,114 @@
+"""Pure pieces of the LLM layer: JSON extraction, Retry-After, AIMD, keys, cost, cache."""
+
+from __future__ import annotations
+
+import email.utils
+import time
+
+import pytest
+
+from ragmeter._exceptions import ConfigError
+from ragmeter.judges.llm.schemas import FaithfulnessVerdicts
+from ragmeter.llm import (
+    AdaptiveLimiter,
+    CostLimitReached,
+    CostTracker,
+    LLMCache,
+    Price,
+    PriceTable,
+    Usage,
+    cache_key,
+    count_tokens,
+    extract_json,
+    parse_retry_after,
+    resolve_api_key,
+    strict_schema,
+)
+
+
+def test_extract_json_from_fences_and_prose():
+    assert extract_json('```json\n{"a": [1, {"b": "}"}]}\n```') == {"a": [1, {"b": "}"}]}
+    assert extract_json('Verdict follows {x} then {"a": 1} done') == {"a": 1}
+    with pytest.raises(ValueError, match="truncated"):
+        extract_json('{"verdicts": [{"a": 1}, {"b"')
+    with pytest.raises(ValueError, match="not valid JSON"):
+        extract_json("no json at all")
+
+
+def test_retry_after_seconds_and_http_date():
+    assert parse_retry_after("2") == 2.0
+    assert parse_retry_after("0.25") == 0.25
+    assert parse_retry_after(None) is None and parse_retry_after("soon") is None
+    now = time.time()
+    date = email.utils.formatdate(now + 30, usegmt=True)
+    assert 28 <= parse_retry_after(date, now=now) <= 31
+    assert parse_retry_after(email.utils.formatdate(now - 30, usegmt=True), now=now) == 0.0
+
+
+def test_adaptive_limiter_halves_and_grows_back():
+    limiter = AdaptiveLimiter(8)
+    limiter.on_rate_limited(None)
+    assert limiter.limit == 4
+    limiter.on_rate_limited(None)
+    assert limiter.limit == 2
+    for _ in range(2):
+        limiter.on_success()
+    assert limiter.limit == 3
+    for _ in range(100):
+        limiter.on_success()
+    assert limiter.limit == 8
+    limiter.on_rate_limited(5.0)
+    limiter.on_rate_limited(5.0)  # same burst: only one cut per pause window
+    assert limiter.limit == 4
+
+
+def test_api_key_resolution(monkeypatch):
+    monkeypatch.delenv("RAGMETER_TEST_KEY", raising=False)
+    with pytest.raises(ConfigError, match="RAGMETER_TEST_KEY"):
+        resolve_api_key("RAGMETER_TEST_KEY", "https://api.deepseek.com/v1")
+    assert resolve_api_key("RAGMETER_TEST_KEY", "http://localhost:11434/v1") == "EMPTY"
+    assert resolve_api_key(None, "https://example.com/v1") == "EMPTY"
+    monkeypatch.setenv("RAGMETER_TEST_KEY", "sk-test")
+    assert resolve_api_key("RAGMETER_TEST_KEY", "https://api.deepseek.com/v1") == "sk-test"
+
+
+def test_count_tokens_approximation_counts_cjk_per_char():
+    assert count_tokens("") == 0
+    assert count_tokens("水在海平面") == 5
+    assert 9 <= count_tokens("x" * 40) <= 11
+
+
+def test_cost_tracker_budget_and_cache_hits_are_free():
+    prices = PriceTable.with_overrides({"m": Price(prompt=1.0, completion=2.0)})
+    tracker = CostTracker("m", prices, max_cost=0.003)
+    tracker.record(Usage(1, 1000, 500), cached=False, metric="faithfulness", case_id="c1")
+    tracker.record(Usage(1, 9000, 9000), cached=True, metric="faithfulness", case_id="c1")
+    assert tracker.cost == pytest.approx(0.002)
+    assert tracker.by_metric["faithfulness"].calls == 1 and tracker.cached.calls == 1
+    tracker.check_budget()
+    tracker.record(Usage(1, 1000, 0), cached=False, metric="context_recall", case_id="c2")
+    with pytest.raises(CostLimitReached, match=r"cost limit reached \(max_cost=0.003\)"):
+        tracker.check_budget()
+
+
+def test_strict_schema_requires_every_property():
+    schema = strict_schema(FaithfulnessVerdicts)
+    item = schema["$defs"]["ClaimCheck"]
+    assert item["additionalProperties"] is False
+    assert set(item["required"]) == set(item["properties"])
+    assert "default" not in str(schema)
+
+
+def test_cache_roundtrip_and_capabilities(tmp_path):
+    path = tmp_path / "c.sqlite"
+    cache = LLMCache(path)
+    key = cache_key({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    cache.put(key, base_url="u", model="m", request={"x": 1}, response="out",
+              prompt_tokens=3, completion_tokens=1)
+    cache.put_mode("u|m", "json_object")
+    cache.close()
+    again = LLMCache(path)
+    assert again.get(key).response == "out" and again.raw_output(key) == "out"
+    assert again.get_mode("u|m") == "json_object"
+    assert again.get("0" * 64) is None
+    assert key != cache_key({"model": "m", "messages": [{"role": "user", "content": "hi!"}]})
