@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from typing import NoReturn, TypeVar
 
 import typer
+from rich.console import Console
 
 from .._exceptions import CaseFileError, ConfigError, RagmeterError, ResultsError
 
@@ -53,3 +54,9 @@ def guarded(fn: Callable[[], T]) -> T:
 
 def stdout_is_tty() -> bool:
     return sys.stdout.isatty()
+
+
+def make_console() -> Console:
+    """A stdout console; piped or captured output gets 120 columns instead of rich's 80."""
+    console = Console()
+    return console if console.is_terminal else Console(width=120)

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ._app import app, fail, user_errors
+from ._app import app, fail, make_console, user_errors
 
 
 def _num(value: float | None, signed: bool = False) -> str:
@@ -132,4 +132,4 @@ def compare(
     if not comparison.comparable:
         fail("runs not comparable: " + "; ".join(comparison.problems))
     if not as_json:
-        _print_comparison(comparison, Console(), limit)
+        _print_comparison(comparison, make_console(), limit)

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from ._app import app, user_errors
+from ._app import app, make_console, user_errors
 
 
 @app.command()
@@ -30,7 +30,7 @@ def lint(
     if as_json:
         typer.echo(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
     else:
-        _print_report(report, Console())
+        _print_report(report, make_console())
     raise typer.Exit(report.exit_code)
 
 
@@ -39,7 +39,7 @@ def _print_report(report: object, console: Console) -> None:
 
     assert isinstance(report, LintReport)
     styles = {"error": "bold red", "warning": "yellow", "info": "dim"}
-    console.print(report.headline() if hasattr(report, "headline") else "")
+    console.print(report.headline(), soft_wrap=True)
     for finding in report.findings:
         ids = f" ({', '.join(finding.case_ids[:6])}{'…' if len(finding.case_ids) > 6 else ''})"
         ids = ids if finding.case_ids else ""
@@ -47,5 +47,3 @@ def _print_report(report: object, console: Console) -> None:
         console.print(
             f"[{style}]{finding.severity}[/{style}] {finding.code}: {finding.message}{ids}"
         )
-    if not report.findings:
-        console.print("[green]no problems found[/green]")

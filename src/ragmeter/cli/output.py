@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-
 from ..cases import Case
 from ..config import Settings
 from ..pipeline import Pipeline
 from ..results import RunResult
+from ._app import make_console
 
 
 def print_report(result: RunResult, *, max_failures: int = 10) -> None:
     """The terminal report on stdout."""
     from ..report.terminal import render_terminal
 
-    console = Console()
-    if not console.is_terminal:  # piped or captured: don't squeeze tables into 80 columns
-        console = Console(width=120)
-    render_terminal(result, console, max_failures=max_failures)
+    render_terminal(result, make_console(), max_failures=max_failures)
 
 
 def print_dry_run(
@@ -28,7 +24,7 @@ def print_dry_run(
 
     from ..evaluation import estimate_run
 
-    console = Console()
+    console = make_console()
     estimate = estimate_run(cases, pipeline, settings, lang=lang)  # type: ignore[arg-type]
     if estimate is None:
         console.print(
