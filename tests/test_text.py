@@ -155,3 +155,12 @@ def test_parse_zh_numeral() -> None:
 )
 def test_has_negation(text: str, negated: bool) -> None:
     assert has_negation(text) is negated
+
+
+def test_detect_lang_weighs_ideographs_against_words():
+    from ragmeter.text import detect_lang
+
+    assert detect_lang("Nimbus Notes 支持 Linux 吗？") == "zh"
+    assert detect_lang("You can log in with 微信 on the phone app today.") == "en"
+    assert detect_lang("") == "en"
+    assert detect_lang("回收站") == "zh"

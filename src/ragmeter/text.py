@@ -67,12 +67,20 @@ _ZH_NOT_NEGATION = ("不仅", "不但", "不过", "无论", "非常", "别的", 
 
 
 def detect_lang(text: str) -> Lang:
-    """`zh` when at least ~30% of the letters are CJK ideographs, else `en`."""
-    letters = sum(1 for ch in text if ch.isalpha())
-    if not letters:
-        return "en"
+    """`zh` when CJK ideographs outweigh Latin words, else `en`.
+
+    Each ideograph is weighed against a whole Latin word (not a letter), so a Chinese question
+    naming products ("Nimbus Notes 支持 Linux 吗？") is Chinese, while an English sentence quoting
+    one Chinese term ("log in with 微信 on the phone") stays English.
+    """
     cjk = len(_CJK_RE.findall(text))
-    return "zh" if cjk / letters >= 0.3 else "en"
+    if cjk < 2:
+        return "en"
+    latin_words = len(_LATIN_WORD_RE.findall(text))
+    return "zh" if cjk >= 0.5 * latin_words else "en"
+
+
+_LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
 
 
 def stem(word: str) -> str:

@@ -1,0 +1,255 @@
+"""Aligning a statement with its best evidence window in the retrieved contexts."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ...text import Lang, NumberMention
+from ..base import ClaimLabel, Span
+from .features import coverage, names, negated, numbers, passage_keys, sentences, statement_keys
+from .settings import LocalSettings
+from .vectors import Vectors
+
+_CLAUSE_RE = re.compile(r"[，,；;：:]|\s+(?:but|while|whereas|although)\s+")
+
+_DURATIONS = frozenset({"second", "minute", "hour", "day", "week", "month", "year"})
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass(frozen=True)
+class Window:
+    """One or two consecutive sentences of a chunk."""
+
+    chunk: int
+    start: int
+    end: int
+    text: str
+    parts: tuple[str, ...]
+    """The sentences it is made of."""
+    part_spans: tuple[tuple[int, int], ...]
+    """Their offsets in the chunk."""
+    keys: frozenset[str]
+    numbers: tuple[NumberMention, ...]
+
+
+@dataclass
+class Alignment:
+    """The best window for a statement and the verdict drawn from it."""
+
+    label: ClaimLabel
+    reason: str
+    window: Window | None = None
+    lexical: float = 0.0
+    similarity: float | None = None
+    support: float = 0.0
+    part: int | None = None
+    """Which sentence of the window the verdict rests on (None: the whole window)."""
+
+    @property
+    def chunk(self) -> int | None:
+        return self.window.chunk if self.window else None
+
+    @property
+    def span(self) -> Span | None:
+        if self.window is None:
+            return None
+        if self.part is not None:
+            start, end = self.window.part_spans[self.part]
+            return Span(start=start, end=end)
+        return Span(start=self.window.start, end=self.window.end)
+
+    @property
+    def evidence(self) -> str:
+        if self.window is None:
+            return ""
+        return self.window.text if self.part is None else self.window.parts[self.part]
+
+
+@dataclass
+class ContextIndex:
+    """Sentence windows of all chunks, with their features and (English) vectors."""
+
+    contexts: list[str]
+    lang: Lang
+    vectors: Vectors = field(default_factory=lambda: Vectors({}))
+    windows: list[Window] = field(default_factory=list)
+    all_numbers: set[str] = field(default_factory=set)
+    lowered: str = ""
+
+    def __post_init__(self) -> None:
+        for index, chunk in enumerate(self.contexts):
+            spans = sentences(chunk, self.lang)
+            for i, (start, end) in enumerate(spans):
+                self._add(index, chunk, spans[i : i + 1], start, end)
+                if i + 1 < len(spans):
+                    self._add(index, chunk, spans[i : i + 2], start, spans[i + 1][1])
+            self.all_numbers.update(m.value for m in numbers(chunk))
+        self.lowered = "\n".join(self.contexts).lower()
+        self._lexical: dict[str, list[float]] = {}
+        self._window_vectors: dict[int, np.ndarray | None] = {}
+
+    def _add(
+        self, index: int, chunk: str, spans: tuple[tuple[int, int], ...], start: int, end: int
+    ) -> None:
+        text = chunk[start:end]
+        parts = tuple(chunk[s:e] for s, e in spans)
+        keys, nums = passage_keys(text, self.lang), numbers(text)
+        self.windows.append(Window(index, start, end, text, parts, spans, keys, nums))
+
+    def lexical(self, statement: str) -> list[float]:
+        """Lexical support of `statement` by every window: the share of its key words and
+        numbers the window contains."""
+        cached = self._lexical.get(statement)
+        if cached is None:
+            keys = statement_keys(statement, self.lang)
+            nums = numbers(statement)
+            total = max(1, len(keys) + len(nums))
+            cached = []
+            for w in self.windows:
+                found = sum(1 for n in nums if any(m.value == n.value for m in w.numbers))
+                cached.append((len(keys & w.keys) + found) / total)
+            self._lexical[statement] = cached
+        return cached
+
+    def candidates(self, statement: str, k: int) -> list[str]:
+        """The `k` single sentences that lexically support `statement` best."""
+        scores = self.lexical(statement)
+        singles = [i for i, w in enumerate(self.windows) if len(w.parts) == 1]
+        singles.sort(key=lambda i: -scores[i])
+        return [self.windows[i].text for i in singles[:k]]
+
+    def similarities(self, statement: str) -> list[float | None]:
+        """Cosine of `statement` with every window whose sentences were embedded."""
+        vector = self.vectors.get(statement)
+        if vector is None:
+            return [None] * len(self.windows)
+        out: list[float | None] = []
+        for i, w in enumerate(self.windows):
+            if i not in self._window_vectors:
+                self._window_vectors[i] = self.vectors.mean(w.parts)
+            out.append(self.vectors.cosine(vector, self._window_vectors[i]))
+        return out
+
+
+def align(
+    statement: str,
+    index: ContextIndex,
+    settings: LocalSettings,
+    *,
+    chunk: int | None = None,
+) -> Alignment:
+    """Find the window that best supports `statement` (optionally within one chunk) and label
+    the statement supported, contradicted or not verifiable from it."""
+    candidates = [(i, w) for i, w in enumerate(index.windows) if chunk is None or w.chunk == chunk]
+    if not candidates:
+        return Alignment("not_verifiable", "there is no context to check it against")
+    keys = statement_keys(statement, index.lang)
+    nums = numbers(statement)
+    lexicals = index.lexical(statement)
+    sims = index.similarities(statement)
+    best: tuple[float, int, float, float | None] | None = None
+    for i, window in candidates:
+        lexical, sim = lexicals[i], sims[i]
+        if lexical >= settings.lexical_sufficient:
+            sim = None  # enough lexical evidence on its own
+        support = settings.blend(lexical, sim)
+        ranked = support + (settings.pair_margin if len(window.parts) == 1 else 0.0)
+        if best is None or ranked > best[0] + 1e-9:
+            best = (ranked, i, lexical, sim)
+    assert best is not None
+    _, i, lexical, sim = best
+    window = index.windows[i]
+    found = Alignment("supported", "", window, lexical, sim, min(1.0, settings.blend(lexical, sim)))
+    key_cov = coverage(keys, window.keys)
+    part_index = max(
+        range(len(window.parts)),
+        key=lambda k: coverage(keys, passage_keys(window.parts[k], index.lang)),
+    )
+    part = window.parts[part_index]
+    contradiction = _number_conflict(keys, nums, part, index, settings) or _negation_conflict(
+        statement, part, index.lang, settings
+    )
+    if contradiction:
+        found.label, found.reason = "contradicted", contradiction
+        found.part = part_index if len(window.parts) > 1 else None
+        return found
+    unknown = [n.value for n in nums if n.value not in index.all_numbers]
+    if unknown:
+        found.label = "not_verifiable"
+        found.reason = f"the number {unknown[0]} appears nowhere in the contexts"
+        return found
+    window_values = {m.value for m in window.numbers}
+    elsewhere = [n.value for n in nums if n.value not in window_values]
+    if elsewhere:
+        found.label = "not_verifiable"
+        found.reason = f"the number {elsewhere[0]} is not in the passage that matches it"
+        return found
+    missing = [n for n in names(statement) if n.lower() not in index.lowered]
+    if missing:
+        found.label = "not_verifiable"
+        found.reason = f"'{missing[0]}' is never mentioned in the contexts"
+        return found
+    if found.support < settings.support_threshold:
+        found.label = "not_verifiable"
+        found.reason = f"the best passage covers only {key_cov:.0%} of its key words"
+        if sim is not None:
+            found.reason += f" (similarity {sim:.2f})"
+        return found
+    found.reason = f"the passage covers {key_cov:.0%} of its key words"
+    if nums:
+        found.reason += " and its numbers"
+    return found
+
+
+def _number_conflict(
+    keys: frozenset[str],
+    nums: tuple[NumberMention, ...],
+    part: str,
+    index: ContextIndex,
+    settings: LocalSettings,
+) -> str | None:
+    """A number of the statement replaced by another of the same kind in the best sentence."""
+    if not nums:
+        return None
+    part_numbers = numbers(part)
+    values = {m.value for m in part_numbers}
+    for n in nums:
+        if n.value in values:
+            continue
+        kind = _family(n.kind)
+        rivals = [m.value for m in part_numbers if _family(m.kind) == kind and m.value != n.value]
+        if not rivals:
+            continue
+        overlap = coverage(keys, passage_keys(part, index.lang))  # keys hold no numbers
+        needed = settings.conflict_overlap if n.value not in index.all_numbers else 0.75
+        if overlap >= needed:
+            return f"it says {n.value} where the context says {rivals[0]}"
+    return None
+
+
+def _family(kind: str) -> str:
+    return "duration" if kind in _DURATIONS else kind
+
+
+def _negation_conflict(
+    statement: str, part: str, lang: Lang, settings: LocalSettings
+) -> str | None:
+    """A clause of the statement whose best-matching context clause has the opposite polarity."""
+    clauses = [c for c in _CLAUSE_RE.split(part) if c.strip()]
+    for piece in _CLAUSE_RE.split(statement):
+        keys = statement_keys(piece, lang)
+        if not keys:
+            continue
+        clause = max(clauses, key=lambda c: coverage(keys, passage_keys(c, lang)))
+        if coverage(keys, passage_keys(clause, lang)) < settings.negation_overlap:
+            continue
+        claim_neg, context_neg = negated(piece, lang), negated(clause, lang)
+        if claim_neg != context_neg:
+            if claim_neg:
+                return "it is negated where the context is affirmative"
+            return "it is affirmative where the context is negated"
+    return None

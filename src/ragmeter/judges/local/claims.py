@@ -1,0 +1,135 @@
+"""Splitting an answer (or a reference answer) into atomic statements."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from ...text import Lang, content_words, split_sentences
+from .abstention import is_abstention, is_filler, is_hedge
+
+Role = Literal["claim", "abstention", "hedge", "filler", "question"]
+
+_LEAD_IN_EN = re.compile(
+    r"^(?:(?:according\s+to|based\s+on|as\s+(?:stated|mentioned|described|noted|explained)\s+in|"
+    r"per|from)\s+(?:the\s+)?[\w\s'-]{0,40}?,\s*|(?:in\s+summary|in\s+short|to\s+summarize|"
+    r"overall|yes|no|well|so|basically|essentially|note\s+that|importantly)\s*,\s*)",
+    re.IGNORECASE,
+)
+_LEAD_IN_ZH = re.compile(
+    r"^(?:(?:根据|按照|依据|据)[^，,。]{0,20}[，,]|(?:总之|总的来说|简而言之|是的|不是|另外|此外)[，,]?)"
+)
+_SUBJECTS_EN = frozenset(
+    re.findall(
+        r"\w+",
+        "i you we they it he she the this that these those there your our its their a an each "
+        "all some",
+    )
+)
+_COORD_EN = re.compile(r",\s+(?:and|but|while|whereas|so|although|though)\s+", re.IGNORECASE)
+_COORD_ZH = re.compile(r"[，,](?=(?:但是?|而且?|并且|不过|同时|另外|此外|然而))")
+_SEMI = re.compile(r"[;；]\s*")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One statement of an answer and what it does."""
+
+    text: str
+    role: Role
+
+
+def _is_clause(text: str, lang: Lang) -> bool:
+    words = content_words(text, lang)
+    if lang == "zh":
+        return len("".join(words)) >= 4 and len(text) >= 6
+    return len(words) >= 2 and len(text.split()) >= 3
+
+
+def _strip_lead_in(sentence: str, lang: Lang) -> str:
+    for _ in range(2):
+        pattern = _LEAD_IN_ZH if lang == "zh" else _LEAD_IN_EN
+        stripped = pattern.sub("", sentence, count=1).strip()
+        if stripped == sentence or not stripped:
+            break
+        sentence = stripped
+    return sentence
+
+
+def _split_coordinated(sentence: str, lang: Lang) -> list[str]:
+    parts: list[str] = []
+    pattern = _COORD_ZH if lang == "zh" else _COORD_EN
+    rest = sentence
+    while True:
+        match = next(
+            (m for m in pattern.finditer(rest) if _splittable(rest, m, lang)),
+            None,
+        )
+        if match is None:
+            parts.append(rest)
+            return parts
+        parts.append(rest[: match.start()].strip())
+        rest = rest[match.end() :].strip()
+
+
+def _splittable(text: str, match: re.Match[str], lang: Lang) -> bool:
+    left, right = text[: match.start()], text[match.end() :]
+    if not (_is_clause(left, lang) and _is_clause(right, lang)):
+        return False
+    if lang == "zh":
+        return True
+    first = right.split(maxsplit=1)[0].lower().strip("\"'(")
+    return first in _SUBJECTS_EN or right[:1].isupper()
+
+
+def _split_sentence(sentence: str, lang: Lang) -> list[str]:
+    pieces = [p for p in _SEMI.split(sentence) if p.strip()]
+    merged: list[str] = []
+    for piece in pieces:
+        if merged and not (_is_clause(piece, lang) and _is_clause(merged[-1], lang)):
+            merged[-1] = f"{merged[-1]}; {piece}" if lang == "en" else f"{merged[-1]}；{piece}"
+        else:
+            merged.append(piece)
+    out = []
+    for piece in merged:
+        out.extend(_split_coordinated(piece, lang))
+    return out
+
+
+def _role(text: str) -> Role:
+    if is_abstention(text):
+        return "abstention"
+    if is_filler(text):
+        return "filler"
+    if is_hedge(text) and not re.search(r"\d", text):
+        return "hedge"
+    if text.rstrip().endswith(("?", "？")):
+        return "question"
+    return "claim"
+
+
+@lru_cache(maxsize=20_000)
+def segment(text: str, lang: Lang) -> tuple[Segment, ...]:
+    """Split `text` into statements, each tagged with its role."""
+    segments = []
+    for sentence in split_sentences(text, lang):
+        for piece in _split_sentence(sentence, lang):
+            piece = _strip_lead_in(piece.strip(), lang)
+            if not content_words(piece, lang) and not re.search(r"\d", piece):
+                continue
+            segments.append(Segment(piece, _role(piece)))
+    return tuple(segments)
+
+
+def split_claims(text: str, lang: Lang) -> list[str]:
+    """The factual statements of `text` (refusals, hedges, fillers and questions dropped)."""
+    return [s.text for s in segment(text, lang) if s.role == "claim"]
+
+
+def is_refusal(text: str, lang: Lang) -> bool:
+    """Whether the whole answer abstains: it has an abstention and no factual claim."""
+    segments = segment(text, lang)
+    roles = {s.role for s in segments}
+    return "abstention" in roles and "claim" not in roles

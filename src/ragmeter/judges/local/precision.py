@@ -1,0 +1,74 @@
+"""Context precision: are the chunks useful for the reference answer ranked first?"""
+
+from __future__ import annotations
+
+from ..base import ChunkVerdict, Evidence, MetricResult
+from .alignment import align
+from .features import numbers, statement_keys
+from .recall import retrieval_unscored
+from .view import SampleView
+
+_PREVIEW = 160
+
+
+def average_precision(useful: list[bool]) -> float:
+    """RAGAS rank-weighted precision: sum_k precision@k * v_k / number of useful chunks."""
+    hits = 0
+    total = 0.0
+    for k, is_useful in enumerate(useful, start=1):
+        if is_useful:
+            hits += 1
+            total += hits / k
+    return total / hits if hits else 0.0
+
+
+def score_context_precision(view: SampleView) -> MetricResult:
+    """Judge each ranked chunk useful or not against the ground truth, then average precision."""
+    metric = "context_precision"
+    if (unscored := retrieval_unscored(view, metric)) is not None:
+        return unscored
+    contexts = view.sample.contexts
+    if not contexts:
+        return MetricResult(
+            metric=metric, score=0.0, evidence=Evidence(notes=["no contexts were retrieved"])
+        )
+    settings = view.settings
+    index = view.index
+    gt = view.sample.ground_truth
+    keys = statement_keys(gt, view.lang)
+    gt_numbers = {n.value for n in numbers(gt)}
+    verdicts = []
+    for k, chunk in enumerate(contexts):
+        windows = [w for w in index.windows if w.chunk == k]
+        found = {key for w in windows for key in keys & w.keys}
+        found_numbers = gt_numbers & {m.value for w in windows for m in w.numbers}
+        total = len(keys) + len(gt_numbers)
+        overall = (len(found) + len(found_numbers)) / total if total else 0.0
+        best_point, best_support = "", 0.0
+        for point in view.points:
+            found = align(point, index, settings, chunk=k)
+            support = found.support if found.label == "supported" else found.support / 2
+            if support > best_support:
+                best_point, best_support = point, support
+        usefulness = max(overall, best_support)
+        useful = usefulness >= settings.useful_threshold
+        if best_support >= overall and best_point:
+            reason = f"{'supports' if useful else 'barely relates to'} '{_short(best_point)}'"
+        else:
+            reason = f"covers {overall:.0%} of the reference answer's key words"
+        verdicts.append(
+            ChunkVerdict(
+                index=k,
+                useful=useful,
+                score=round(usefulness, 4),
+                reason=reason,
+                preview=chunk[:_PREVIEW],
+            )
+        )
+    score = average_precision([v.useful for v in verdicts])
+    notes = [] if any(v.useful for v in verdicts) else ["no retrieved chunk is useful"]
+    return MetricResult(metric=metric, score=score, evidence=Evidence(chunks=verdicts, notes=notes))
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,48 @@
+"""Context recall: the share of the reference answer's points found in the contexts."""
+
+from __future__ import annotations
+
+from ..base import Evidence, MetricName, MetricResult, PointVerdict
+from .alignment import align
+from .view import SampleView
+
+
+def retrieval_unscored(view: SampleView, metric: MetricName) -> MetricResult | None:
+    """The unscored result of a retrieval metric, when it does not apply."""
+    if view.out_of_scope:
+        return MetricResult.unscored(metric, "not applicable: out-of-scope case")
+    if not view.sample.ground_truth.strip():
+        return MetricResult.unscored(metric, "no ground truth")
+    return None
+
+
+def score_context_recall(view: SampleView) -> MetricResult:
+    """Split the ground truth into points; a point counts when some chunk supports it,
+    numbers included."""
+    metric = "context_recall"
+    if (unscored := retrieval_unscored(view, metric)) is not None:
+        return unscored
+    if not view.points:
+        return MetricResult.unscored(metric, "ground truth has no statements")
+    notes = []
+    verdicts = []
+    if not view.sample.contexts:
+        notes.append("no contexts were retrieved")
+        verdicts = [
+            PointVerdict(point=p, supported=False, reason="no contexts were retrieved")
+            for p in view.points
+        ]
+    for point in view.points if view.sample.contexts else []:
+        found = align(point, view.index, view.settings)
+        verdicts.append(
+            PointVerdict(
+                point=point,
+                supported=found.label == "supported",
+                chunk_index=found.chunk,
+                span=found.span,
+                evidence=found.evidence,
+                reason=found.reason,
+            )
+        )
+    score = sum(v.supported for v in verdicts) / len(verdicts)
+    return MetricResult(metric=metric, score=score, evidence=Evidence(points=verdicts, notes=notes))

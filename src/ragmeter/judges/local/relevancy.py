@@ -1,0 +1,115 @@
+"""Answer relevancy: does the answer address the (history-resolved) question?"""
+
+from __future__ import annotations
+
+from ...text import Lang, char_ngrams, is_stopword, stem, tokenize
+from ..base import Evidence, MetricResult
+from .features import passage_keys, word_similarity
+from .view import SampleView, last_user_turn
+
+# Interrogative filler that an answer need not repeat ("how long" -> "14 days").
+_QUESTION_WORDS = frozenset(
+    """long much many often soon far way ways kind type sort tell know explain need want like
+    possible able happen take takes 多久 多长时间 多少钱 什么样 怎么办 是否
+    能否 哪个 哪种 告诉 知道 请问 一下 几次 几个 几天 多大 多长 哪些 哪里""".split()  # noqa: SIM905
+)
+_QA_FLOOR, _QA_CEILING = 0.1, 0.6
+
+
+def question_keys(text: str, lang: Lang) -> set[str]:
+    """Key words of a question, unstemmed: content words minus interrogative filler and
+    single Chinese characters."""
+    keys: set[str] = set()
+    for token in tokenize(text, lang):
+        if is_stopword(token) or token in _QUESTION_WORDS:
+            continue
+        if token.isascii() or len(token) > 1:
+            keys.add(token)
+    return keys
+
+
+def _match(key: str, words: frozenset[str], stems: frozenset[str], typo: float) -> float:
+    """How well the answer contains `key`: 1 for the word (or its stem), partial credit for a
+    typo (English) or for the share of its character bigrams (Chinese)."""
+    if key in words or stem(key) in stems:
+        return 1.0
+    if not key.isascii():
+        grams = char_ngrams(key, 2)
+        return len(grams & words) / len(grams)
+    if len(key) < 4:
+        return 0.0
+    best = max((word_similarity(key, w) for w in words | stems if w.isascii()), default=0.0)
+    return best if best >= typo else 0.0
+
+
+def key_coverage(view: SampleView) -> float:
+    """Weighted share of the question's (and previous user turn's) key words in the answer."""
+    lang, settings = view.lang, view.settings
+    words = passage_keys_raw(view.sample.answer, lang)
+    stems = passage_keys(view.sample.answer, lang)
+    weights: dict[str, float] = dict.fromkeys(question_keys(view.sample.question, lang), 1.0)
+    for key in question_keys(last_user_turn(view.sample), lang):
+        weights.setdefault(key, settings.history_weight)
+    if not weights:
+        return 1.0
+    typo = settings.typo_similarity
+    matched = sum(w * _match(k, words, stems, typo) for k, w in weights.items())
+    return matched / sum(weights.values())
+
+
+def passage_keys_raw(text: str, lang: Lang) -> frozenset[str]:
+    """Unstemmed words of `text` plus, for Chinese, its character bigrams and characters."""
+    words = set(tokenize(text, lang))
+    if lang == "zh":
+        words |= passage_keys(text, lang)
+    return frozenset(words)
+
+
+def score_answer_relevancy(view: SampleView) -> MetricResult:
+    """Key-word coverage (typo-tolerant) blended with question/answer similarity, minus a
+    penalty for evasion; refusals score low unless the case is out of scope."""
+    metric = "answer_relevancy"
+    answer = view.sample.answer.strip()
+    if not answer:
+        return MetricResult.unscored(metric, "empty answer")
+    roles = [s.role for s in view.segments]
+    refused = "abstention" in roles and "claim" not in roles
+    deflected = "claim" not in roles and "hedge" in roles
+    if view.out_of_scope:
+        abstains = refused or deflected
+        note = (
+            "out-of-scope question: the answer correctly abstains"
+            if abstains
+            else "out-of-scope question: the answer should have abstained but answered"
+        )
+        evidence = Evidence(abstained=abstains, notes=[note])
+        return MetricResult(metric=metric, score=1.0 if abstains else 0.0, evidence=evidence)
+    coverage = key_coverage(view)
+    lexical = min(1.0, coverage / view.settings.full_coverage)
+    vectors = view.vectors
+    cosine = vectors.cosine(vectors.get(view.resolved_question), vectors.get(view.sample.answer))
+    notes = [f"the answer covers {coverage:.0%} of the question's key words"]
+    if cosine is None:
+        base = lexical
+    else:
+        closeness = min(1.0, max(0.0, (cosine - _QA_FLOOR) / (_QA_CEILING - _QA_FLOOR)))
+        base = 0.5 * lexical + 0.5 * closeness
+        notes.append(f"question/answer similarity {cosine:.2f}")
+    if refused:
+        notes.append("the answer abstains on an answerable question")
+        score = view.settings.refusal_cap * base
+        return MetricResult(
+            metric=metric, score=_clip(score), evidence=Evidence(abstained=True, notes=notes)
+        )
+    statements = [r for r in roles if r in ("claim", "hedge", "abstention")]
+    evasive = sum(r != "claim" for r in statements) / len(statements) if statements else 1.0
+    if evasive:
+        notes.append(f"the answer is evasive ({evasive:.0%} of its statements deflect)")
+    score = base * (1 - view.settings.evasive_penalty * evasive)
+    return MetricResult(
+        metric=metric, score=_clip(score), evidence=Evidence(abstained=False, notes=notes)
+    )
+
+
+def _clip(value: float) -> float:
+    return round(min(1.0, max(0.0, value)), 6)

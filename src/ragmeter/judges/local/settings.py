@@ -1,0 +1,58 @@
+"""Thresholds and weights of the local judge (they enter its fingerprint)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class LocalSettings(BaseModel):
+    """Decision thresholds of the local judge."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    support_threshold: float = 0.6
+    """Minimum support (lexical coverage, blended with similarity) for a supported statement."""
+    lexical_weight: float = 0.55
+    """Weight of lexical coverage against embedding similarity when both are available."""
+    sim_floor: float = 0.25
+    """Cosine similarity mapped to 0 (unrelated English sentences sit below it)."""
+    sim_ceiling: float = 0.8
+    """Cosine similarity mapped to 1 (paraphrases sit above it)."""
+    lexical_sufficient: float = 0.85
+    """Lexical support at which a window counts as support without consulting similarity."""
+    sim_candidates: int = 2
+    """English: sentences embedded per statement whose lexical support is inconclusive."""
+    pair_margin: float = 0.03
+    """How much better a two-sentence window must be to win over a single sentence."""
+    negation_overlap: float = 0.6
+    """Key-word overlap above which a negation mismatch counts as a contradiction."""
+    conflict_overlap: float = 0.5
+    """Key-word overlap above which a different number of the same kind contradicts."""
+    useful_threshold: float = 0.55
+    """Context precision: usefulness above which a chunk counts as useful."""
+    typo_similarity: float = 0.8
+    """Answer relevancy: word similarity (trigrams / edit distance) at which words match."""
+    full_coverage: float = 0.75
+    """Answer relevancy: key-word coverage that counts as fully addressing the question."""
+    evasive_penalty: float = 0.5
+    """Answer relevancy: share of the score removed for a fully evasive answer."""
+    refusal_cap: float = 0.2
+    """Answer relevancy: highest score of a refusal on an answerable question."""
+    history_weight: float = 0.5
+    """Answer relevancy: weight of key words from the previous user turn (multi-turn)."""
+
+    def rescale(self, cosine: float) -> float:
+        """Map a cosine similarity onto [0, 1] between `sim_floor` and `sim_ceiling`."""
+        span = self.sim_ceiling - self.sim_floor
+        return min(1.0, max(0.0, (cosine - self.sim_floor) / span))
+
+    def inconclusive(self, lexical: float) -> bool:
+        """Whether similarity could change the verdict on this lexical support."""
+        reachable = self.lexical_weight * lexical + (1 - self.lexical_weight)
+        return reachable >= self.support_threshold and lexical < self.lexical_sufficient
+
+    def blend(self, lexical: float, cosine: float | None) -> float:
+        """Support from lexical coverage and, when available, similarity."""
+        if cosine is None:
+            return lexical
+        return self.lexical_weight * lexical + (1 - self.lexical_weight) * self.rescale(cosine)

@@ -1,0 +1,86 @@
+"""Sentence embeddings for the English side of the local judge, cached across samples."""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+log = logging.getLogger(__name__)
+
+
+def load_embedder() -> Any | None:
+    """The bundled MiniLM embedder, or None when it (or its module) is unavailable."""
+    try:
+        from ...embeddings import load_local_embedder
+    except ImportError:
+        return None
+    try:
+        return load_local_embedder()
+    except Exception as exc:  # an optional extra: any failure means "no embeddings"
+        log.warning("local embeddings unavailable: %s", exc)
+        return None
+
+
+class EmbeddingStore:
+    """Embeds texts in one batch per sample and remembers recent vectors."""
+
+    def __init__(self, embedder: Any | None, capacity: int = 50_000) -> None:
+        self.embedder = embedder
+        self.capacity = capacity
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    @property
+    def available(self) -> bool:
+        return self.embedder is not None
+
+    def vectors(self, texts: Iterable[str]) -> Vectors:
+        """Vectors for `texts` (empty when no embedder), embedding only the unseen ones."""
+        if self.embedder is None:
+            return Vectors({})
+        wanted = list(dict.fromkeys(t for t in texts if t.strip()))
+        missing = [t for t in wanted if t not in self._cache]
+        if missing:
+            rows = self.embedder.embed(missing)
+            for text, row in zip(missing, rows, strict=True):
+                self._cache[text] = row
+            while len(self._cache) > self.capacity:
+                self._cache.popitem(last=False)
+        table = {}
+        for text in wanted:
+            self._cache.move_to_end(text)
+            table[text] = self._cache[text]
+        return Vectors(table)
+
+
+class Vectors:
+    """The vectors of one sample's texts; lookups of unknown texts give None."""
+
+    def __init__(self, table: dict[str, np.ndarray]) -> None:
+        self.table = table
+
+    def __bool__(self) -> bool:
+        return bool(self.table)
+
+    def get(self, text: str) -> np.ndarray | None:
+        return self.table.get(text)
+
+    def mean(self, texts: Iterable[str]) -> np.ndarray | None:
+        """Normalised mean of the vectors of `texts` (None if any is missing)."""
+        import numpy as np
+
+        rows = [self.table.get(t) for t in texts]
+        if not rows or any(r is None for r in rows):
+            return None
+        mean = np.mean(np.stack(rows), axis=0)  # type: ignore[arg-type]
+        norm = float(np.linalg.norm(mean))
+        return mean / norm if norm > 0 else mean
+
+    def cosine(self, a: np.ndarray | None, b: np.ndarray | None) -> float | None:
+        if a is None or b is None:
+            return None
+        return float(a @ b)

@@ -1,0 +1,97 @@
+"""Everything the local metrics share about one sample, computed once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from ...text import Lang, detect_lang
+from ..base import MetricName, Sample
+from .alignment import ContextIndex
+from .claims import Segment, segment
+from .settings import LocalSettings
+from .vectors import EmbeddingStore, Vectors
+
+_POINT_ROLES = ("claim", "hedge", "abstention")
+
+
+@dataclass
+class SampleView:
+    """A sample with its segmented answer and reference, context index and vectors."""
+
+    sample: Sample
+    lang: Lang
+    settings: LocalSettings
+    vectors: Vectors
+
+    @cached_property
+    def segments(self) -> tuple[Segment, ...]:
+        return segment(self.sample.answer.strip(), self.lang)
+
+    @cached_property
+    def claims(self) -> list[str]:
+        return [s.text for s in self.segments if s.role == "claim"]
+
+    @cached_property
+    def points(self) -> list[str]:
+        """Statements of the ground truth (fillers and questions dropped)."""
+        gt = self.sample.ground_truth.strip()
+        return [s.text for s in segment(gt, self.lang) if s.role in _POINT_ROLES]
+
+    @cached_property
+    def index(self) -> ContextIndex:
+        return ContextIndex(list(self.sample.contexts), self.lang, self.vectors)
+
+    @cached_property
+    def resolved_question(self) -> str:
+        """The question preceded by the previous user turn, for multi-turn cases."""
+        previous = last_user_turn(self.sample)
+        return f"{previous}\n{self.sample.question}" if previous else self.sample.question
+
+    @property
+    def out_of_scope(self) -> bool:
+        return self.sample.category == "out_of_scope"
+
+
+def last_user_turn(sample: Sample) -> str:
+    """Content of the last user turn of the history ('' when none)."""
+    for turn in reversed(sample.history):
+        if turn.role == "user" and turn.content.strip() != sample.question.strip():
+            return turn.content
+    return ""
+
+
+def sample_lang(sample: Sample) -> Lang:
+    """The sample's language, corrected to `zh` when its text is plainly Chinese."""
+    if sample.lang == "zh":
+        return "zh"
+    text = f"{sample.question}\n{sample.answer}\n{sample.ground_truth}"
+    return detect_lang(text)
+
+
+def build_view(
+    sample: Sample,
+    metrics: tuple[MetricName, ...],
+    settings: LocalSettings,
+    store: EmbeddingStore,
+) -> SampleView:
+    """Segment the sample and embed (English only) every text the metrics will compare."""
+    lang = sample_lang(sample)
+    view = SampleView(sample, lang, settings, Vectors({}))
+    if lang != "en" or not store.available:
+        return view
+    texts: list[str] = []
+    if "answer_relevancy" in metrics:
+        texts.extend([view.resolved_question, sample.answer])
+    statements: list[str] = []
+    if "faithfulness" in metrics:
+        statements.extend(view.claims)
+    if {"context_recall", "context_precision"} & set(metrics):
+        statements.extend(view.points)
+    for statement in statements if sample.contexts else []:
+        if settings.inconclusive(max(view.index.lexical(statement), default=0.0)):
+            texts.append(statement)
+            texts.extend(view.index.candidates(statement, settings.sim_candidates))
+    view.vectors = store.vectors(texts)
+    view.index.vectors = view.vectors
+    return view

@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import pytest
+
+from ragmeter.judges.local import is_abstention, is_refusal, segment, split_claims
+
+
+def test_english_claims_drop_lead_ins_and_fillers() -> None:
+    text = (
+        "According to the handbook, refunds take 14 days; exchanges are free, and you can "
+        "return items in store. Hope this helps!"
+    )
+    assert split_claims(text, "en") == [
+        "refunds take 14 days",
+        "exchanges are free",
+        "you can return items in store.",
+    ]
+
+
+def test_lists_are_not_split_into_fragments() -> None:
+    assert split_claims("Red, green, and blue cases are available.", "en") == [
+        "Red, green, and blue cases are available."
+    ]
+
+
+def test_bullets_are_claims() -> None:
+    text = "Steps:\n- Open the settings page.\n- Click Reset password."
+    assert split_claims(text, "en")[-2:] == ["Open the settings page.", "Click Reset password."]
+
+
+def test_chinese_claims() -> None:
+    text = "根据员工手册，退款需要14天，但是国际订单需要30天。希望对您有帮助！"
+    assert split_claims(text, "zh") == ["退款需要14天", "但是国际订单需要30天。"]
+
+
+def test_roles() -> None:
+    roles = [s.role for s in segment("It depends. Please contact support. Anything else?", "en")]
+    assert roles == ["hedge", "hedge", "question"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't know.",
+        "The handbook does not mention parking.",
+        "That is not covered in the documentation.",
+        "I'm not able to answer that from the provided context.",
+        "There is no information about parking.",
+        "我不知道。",
+        "手册中没有提到停车政策。",
+        "抱歉，我无法回答这个问题。",
+        "资料中没有相关信息。",
+        "文档未提及此事。",
+    ],
+)
+def test_abstentions(text: str) -> None:
+    assert is_abstention(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Water damage is not covered by the warranty.",
+        "We are unable to offer refunds on digital goods.",
+        "The plan does not include roaming.",
+        "标准套餐不包含国际漫游。",
+        "我们无法提供数字商品的退款。",
+        "退款会在14天内处理。",
+    ],
+)
+def test_factual_negatives_are_not_abstentions(text: str) -> None:
+    assert not is_abstention(text)
+
+
+def test_refusal_needs_no_claims() -> None:
+    assert is_refusal("I don't know. The handbook does not cover this.", "en")
+    assert not is_refusal("Refunds take 14 days, but I don't know about enterprise plans.", "en")

@@ -1,0 +1,158 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from ragmeter.judges.base import MetricResult, Sample
+from ragmeter.judges.local import LocalJudge
+
+Make = Callable[..., Sample]
+
+
+def faithfulness(judge: LocalJudge, sample: Sample) -> MetricResult:
+    result = judge.judge_sync(sample, ("faithfulness",))["faithfulness"]
+    for verdict in result.evidence.claims:
+        if verdict.span is not None:
+            chunk = sample.contexts[verdict.chunk_index]  # type: ignore[index]
+            assert chunk[verdict.span.start : verdict.span.end] == verdict.evidence
+    return result
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        ("en", "According to the handbook, refunds are processed within 14 days of the request."),
+        ("en", "Customers can request a refund within 30 days of purchase; exchanges are free."),
+        ("zh", "根据手册，退款会在申请后14天内处理完毕。"),
+        ("zh", "顾客可以在购买后30天内申请退款，换货免费。"),
+    ],
+    ids=["en", "en-two-claims", "zh", "zh-two-claims"],
+)
+def test_supported_answer_scores_one(judge: LocalJudge, make: Make, lang: str, answer: str) -> None:
+    result = faithfulness(judge, make(lang, answer))
+    assert result.score == 1.0
+    assert result.evidence.claims
+    assert all(c.verdict == "supported" for c in result.evidence.claims)
+
+
+def test_changed_number_is_contradicted_with_the_right_span(judge: LocalJudge, make: Make) -> None:
+    sample = make("en", "Refunds are processed within 30 days of the request.")
+    result = faithfulness(judge, sample)
+    assert result.score == 0.0
+    (claim,) = result.evidence.claims
+    assert claim.verdict == "contradicted"
+    assert claim.chunk_index == 0
+    assert claim.evidence == "Refunds are processed within 14 days of the request."
+    assert claim.span is not None
+    assert sample.contexts[0].index(claim.evidence) == claim.span.start
+    assert "30" in claim.reason and "14" in claim.reason
+
+
+def test_changed_number_is_contradicted_in_chinese(judge: LocalJudge, make: Make) -> None:
+    sample = make("zh", "退款会在申请后30天内处理完毕。")
+    (claim,) = faithfulness(judge, sample).evidence.claims
+    assert claim.verdict == "contradicted"
+    assert claim.chunk_index == 0
+    assert claim.evidence == "退款会在申请后14天内处理完毕。"
+    assert claim.span is not None
+    assert sample.contexts[0].index(claim.evidence) == claim.span.start
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer", "invented"),
+    [
+        (
+            "en",
+            "Exchanges are free of charge. The company was founded in Berlin by two engineers.",
+            "The company was founded in Berlin by two engineers.",
+        ),
+        (
+            "en",
+            "Refunds are processed within 14 days. Shipping to Canada costs 12 dollars.",
+            "Shipping to Canada costs 12 dollars.",
+        ),
+        ("zh", "换货免费。公司总部位于上海，成立于1998年。", "公司总部位于上海，成立于1998年。"),
+    ],
+    ids=["en-name", "en-number", "zh"],
+)
+def test_invented_sentence_is_not_verifiable(
+    judge: LocalJudge, make: Make, lang: str, answer: str, invented: str
+) -> None:
+    result = faithfulness(judge, make(lang, answer))
+    verdicts = {c.claim: c.verdict for c in result.evidence.claims}
+    assert verdicts[invented] == "not_verifiable"
+    assert result.score == 0.5
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        ("en", "Exchanges are not free of charge."),
+        ("en", "Customers cannot request a refund within 30 days of purchase."),
+        ("zh", "换货不免费。"),
+    ],
+    ids=["en", "en-cannot", "zh"],
+)
+def test_negation_flip_is_contradicted(
+    judge: LocalJudge, make: Make, lang: str, answer: str
+) -> None:
+    (claim,) = faithfulness(judge, make(lang, answer)).evidence.claims
+    assert claim.verdict == "contradicted"
+    assert "negated" in claim.reason
+
+
+def test_chinese_clause_negation_does_not_leak(judge: LocalJudge, make: Make) -> None:
+    # The context sentence holds a negation (未使用) in another clause.
+    assert faithfulness(judge, make("zh", "换货是免费的。")).score == 1.0
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        ("en", "I don't know. The handbook does not cover this."),
+        ("en", "I'm sorry, I couldn't find any information about that in the documents."),
+        ("zh", "抱歉，手册中没有相关信息，我无法回答。"),
+        ("zh", "我不知道。"),
+    ],
+    ids=["en", "en-2", "zh", "zh-2"],
+)
+def test_refusal_is_unscored(judge: LocalJudge, make: Make, lang: str, answer: str) -> None:
+    result = faithfulness(judge, make(lang, answer))
+    assert result.score is None
+    assert result.unscored_reason == "refusal: answer has no claims"
+    assert result.evidence.abstained is True
+
+
+def test_empty_answer_is_unscored(judge: LocalJudge, make: Make) -> None:
+    assert faithfulness(judge, make("en", "   ")).unscored_reason == "empty answer"
+
+
+def test_no_contexts_makes_claims_unverifiable(judge: LocalJudge, make: Make) -> None:
+    result = faithfulness(judge, make("en", "Refunds are processed within 14 days.", contexts=[]))
+    assert result.score == 0.0
+    assert [c.verdict for c in result.evidence.claims] == ["not_verifiable"]
+    assert any("no contexts" in note for note in result.evidence.notes)
+
+
+def test_partial_abstention_scores_the_claims(judge: LocalJudge, make: Make) -> None:
+    answer = "Refunds are processed within 14 days, but I don't know about enterprise plans."
+    result = faithfulness(judge, make("en", answer))
+    assert result.score == 1.0
+    assert [c.claim for c in result.evidence.claims] == ["Refunds are processed within 14 days"]
+    assert "part of the answer abstains" in result.evidence.notes
+
+
+def test_claims_are_substrings_of_the_answer(judge: LocalJudge, make: Make) -> None:
+    answer = "Based on the policy, refunds are processed within 14 days; exchanges are free."
+    result = faithfulness(judge, make("en", answer))
+    assert [c.claim for c in result.evidence.claims] == [
+        "refunds are processed within 14 days",
+        "exchanges are free.",
+    ]
+
+
+def test_confidence_is_reported(judge: LocalJudge, make: Make) -> None:
+    result = faithfulness(judge, make("en", "Exchanges are free of charge."))
+    (claim,) = result.evidence.claims
+    assert claim.confidence is not None and claim.confidence >= 0.6
