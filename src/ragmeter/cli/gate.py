@@ -31,9 +31,9 @@ def gate(
 ) -> None:
     """Fail (exit 1) on a real regression, pass (exit 0) on judge noise; one line per metric.
 
-    Checks each metric's floor (`[gate] floors`) and, with a baseline, the paired drop
-    against it (`[gate] margin`), all at a family-wise error rate `alpha` (Holm). Exit code 2
-    when a run cannot be loaded or the baseline is not comparable.
+    Checks each metric's floor (`floors` in the \\[gate] table) and, with a baseline, the
+    paired drop against it (`margin`), all at a family-wise error rate `alpha` (Holm).
+    Exit code 2 when a run cannot be loaded or the baseline is not comparable.
     """
     from ..config import load_settings
     from ..gate import gate_run
