@@ -14,7 +14,8 @@ noise alone fails the gate with probability at most `alpha` across all checks to
   (see bench/gate_error_rates.py), so the margin applies to the estimate.
 
 Bounds are percentile bootstrap bounds over cases; p-values are the matching bootstrap
-p-values, corrected with Holm's step-down procedure across every check performed (family-wise
+p-values, corrected with Holm's step-down procedure within each family of checks: the floors,
+and the regressions against the baseline across the metrics tested together (each family at
 error rate `alpha`). When cases were re-judged (`--repeats K`) each case counts with the mean
 of its K judgements, which shrinks judge noise; the bootstrap over cases carries what remains.
 A threshold within two noise standard deviations of the estimate is reported as a warning.
@@ -162,17 +163,22 @@ def gate_run(
             checks.append(check)
             samples.append(values)
 
-    active = [i for i, c in enumerate(checks) if not c.reason]
-    raw = [bootstrap_p_below(samples[i], checks[i].tested or 0.0) for i in active]
-    rejected, adjusted = holm(raw, settings.alpha) if raw else ([], [])
-    levels = holm_levels(raw, settings.alpha) if raw else []
-    for j, i in enumerate(active):
-        check = checks[i]
-        check.level = 1 - levels[j]
-        check.bound = bootstrap_upper(samples[i], check.level)
-        check.p_value = adjusted[j]
-        material = check.kind == "floor" or (check.estimate or 0.0) < (check.threshold or 0.0)
-        check.status = "fail" if rejected[j] and material else "pass"
+    # Two families, each held at `alpha` with Holm: the floors (absolute requirements) and the
+    # regressions against the baseline (the four metrics tested together).
+    for kind in ("floor", "baseline"):
+        active = [i for i, c in enumerate(checks) if not c.reason and c.kind == kind]
+        if not active:
+            continue
+        raw = [bootstrap_p_below(samples[i], checks[i].tested or 0.0) for i in active]
+        rejected, adjusted = holm(raw, settings.alpha)
+        levels = holm_levels(raw, settings.alpha)
+        for j, i in enumerate(active):
+            check = checks[i]
+            check.level = 1 - levels[j]
+            check.bound = bootstrap_upper(samples[i], check.level)
+            check.p_value = adjusted[j]
+            material = kind == "floor" or (check.estimate or 0.0) < (check.threshold or 0.0)
+            check.status = "fail" if rejected[j] and material else "pass"
 
     result = GateResult(
         passed=not any(c.status == "fail" for c in checks),
