@@ -165,7 +165,7 @@ def main() -> None:
         print(f"  {name}: done", flush=True)
     seconds = time.perf_counter() - started
     print(f"\n{n} cases per run, {reps} replicates, judge unit error {flip}, "
-          f"alpha 0.05, margin 0.05, Holm within the floor and baseline families ({seconds:.0f} s)\n")
+          f"alpha 0.05, margin 0.05, Holm per family (floors, baseline) ({seconds:.0f} s)\n")
     print(f"{'scenario':40} {'gate fails':>10} {'95% CI':>15} {'strict NI':>10}  target")
     for row in rows:
         low, high = row["gate_fail_rate_ci95"]
