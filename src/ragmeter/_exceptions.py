@@ -13,6 +13,10 @@ Every error a user can cause derives from one root, and its message says how to 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class RagmeterError(Exception):
@@ -56,3 +60,10 @@ class JudgeError(RagmeterError):
 
 class ResultsError(RagmeterError):
     """A results file is missing, corrupt or of an unsupported schema version."""
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first problem of a pydantic error as `field 'a.b': message`."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"field '{where}': {first['msg']}"

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ._exceptions import ConfigError
+from ._exceptions import ConfigError, describe_validation_error
 from .judges.base import MetricName
 
 
@@ -122,6 +122,4 @@ def load_settings(path: str | Path | None = None) -> Settings:
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{file}: field '{where}': {first['msg']}") from exc
+        raise ConfigError(f"{file}: {describe_validation_error(exc)}") from exc

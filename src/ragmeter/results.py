@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from ._exceptions import ResultsError
+from ._exceptions import ResultsError, describe_validation_error
 from .judges.base import METRICS, JudgeFingerprint, Lang, MetricName, MetricResult, Turn
 
 SCHEMA_VERSION = 1
@@ -118,6 +118,23 @@ class RunSummary(BaseModel):
     """Cases whose pipeline failed."""
 
 
+class CalibrationNote(BaseModel):
+    """How far the run's judge agrees with people on one metric (from `ragmeter calibrate`)."""
+
+    metric: MetricName
+    """The calibrated metric."""
+    measure: str
+    """Headline statistic: `Spearman` for graded labels, `AUROC` for binary ones."""
+    value: float | None
+    """Its value on the labelled cases."""
+    ci: tuple[float, float] | None = None
+    """Its 95% bootstrap interval."""
+    n: int
+    """Labelled cases it was measured on."""
+    labels_file: str = ""
+    """The labelled-case file."""
+
+
 class RunInfo(BaseModel):
     """What was run and how."""
 
@@ -137,6 +154,9 @@ class RunInfo(BaseModel):
     """Things the reader should know (e.g. judge equals generator)."""
     judge_stats: dict[str, Any] = Field(default_factory=dict)
     """Calls, tokens and cost spent by the judge."""
+    calibration: list[CalibrationNote] = Field(default_factory=list)
+    """Stored agreement of this judge (same fingerprint) with human labels; empty when the
+    judge is uncalibrated."""
 
 
 class RunResult(BaseModel):
@@ -221,15 +241,14 @@ def load_run(path: str | Path) -> RunResult:
     try:
         return RunResult.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ResultsError(f"{path}: field '{where}': {first['msg']}") from exc
+        raise ResultsError(f"{path}: {describe_validation_error(exc)}") from exc
 
 
 __all__ = [
     "METRICS",
     "RESULTS_FILE",
     "SCHEMA_VERSION",
+    "CalibrationNote",
     "CaseResult",
     "Diagnosis",
     "Finding",

@@ -29,6 +29,20 @@ def case_lang(case: Case, override: Lang | None = None) -> Lang:
     return detect_lang(f"{case.question}\n{case.ground_truth}")
 
 
+def build_sample(case: Case, contexts: list[str], answer: str, lang: Lang) -> Sample:
+    """What the judge sees of `case` once the pipeline has answered."""
+    return Sample(
+        case_id=case.id,
+        question=case.question,
+        history=case.history,
+        ground_truth=case.ground_truth,
+        contexts=contexts,
+        answer=answer,
+        category=case.category,
+        lang=lang,
+    )
+
+
 async def _run_pipeline(pipeline: Pipeline, case: Case) -> tuple[list[str], str, str | None, float]:
     from ._exceptions import PipelineError
 
@@ -83,16 +97,7 @@ async def evaluate_case(
         reason = f"pipeline error: {error}"
         result.metrics = {m: MetricResult.unscored(m, reason) for m in metrics}
         return result
-    sample = Sample(
-        case_id=case.id,
-        question=case.question,
-        history=case.history,
-        ground_truth=case.ground_truth,
-        contexts=contexts,
-        answer=answer,
-        category=case.category,
-        lang=result.lang,
-    )
+    sample = build_sample(case, contexts, answer, result.lang)
     result.metrics = await _judge(judge, sample, metrics)
     if repeats > 1:
         scores = {m: [result.metrics[m].score] for m in metrics}
