@@ -22,7 +22,8 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._exceptions import CaseFileError, ConfigError, PipelineError
-from .cases import Case, read_records, record_fields, validate_record
+from .cases import Case
+from .records import read_records, record_fields, validate_record
 
 if TYPE_CHECKING:
     import httpx

@@ -1,0 +1,458 @@
+"""Reading input files (eval sets, answers files, labelled cases) into located records.
+
+Every record remembers the source line where it starts, so any problem, from invalid UTF-8 to a
+wrong field type, is reported as `file:line: field 'x': what to do`. JSONL, JSON, YAML and CSV
+are read here once for every kind of input file.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import csv
+import datetime
+import difflib
+import io
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ._exceptions import CaseFileError
+
+CASE_ALIASES: dict[str, str] = {
+    "user_input": "question",
+    "reference": "ground_truth",
+    "retrieved_contexts": "contexts",
+    "response": "answer",
+}
+"""RAGAS column names accepted in eval files, mapped to ragmeter's field names."""
+
+FORMATS: dict[str, str] = {
+    ".jsonl": "jsonl",
+    ".json": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".csv": "csv",
+}
+"""File extensions ragmeter reads, and the format each one means."""
+
+FIELD_HINTS = {
+    "id": "write it as text",
+    "question": "write the question as text",
+    "ground_truth": "write the reference answer as text",
+    "history": 'write a list of {"role": "user" or "assistant", "content": "..."} objects, '
+    "or a list of strings alternating user, assistant",
+    "reference_contexts": 'write a list of strings, e.g. ["first chunk", "second chunk"]',
+    "contexts": 'write a list of strings, e.g. ["first chunk", "second chunk"]',
+    "metadata": 'write an object, e.g. {"source": "faq"}',
+    "category": "write one of normal, typo, out_of_scope, multi_turn, or your own name",
+    "lang": "write 'en' or 'zh', or leave it out to detect the language",
+    "answer": "write the answer as text",
+}
+
+
+
+
+@dataclass(frozen=True)
+class Record:
+    """One raw record of an input file and where it starts."""
+
+    number: int
+    """1-based position among the file's records."""
+    line: int
+    """1-based source line where the record starts."""
+    data: dict[str, Any]
+    """The parsed fields, before validation."""
+
+
+def read_records(path: str | Path, *, json_columns: Iterable[str] = ()) -> list[Record]:
+    """Parse an input file into records with their source lines; no validation of fields.
+
+    `json_columns` names the CSV columns whose cells hold JSON text (lists, objects).
+    Raises :class:`CaseFileError` for a missing file, bad encoding, bad syntax, or a record
+    that is not an object.
+    """
+    path = Path(path).expanduser()
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise CaseFileError(
+            path,
+            f"unsupported file type '{path.suffix or '(none)'}'; "
+            "use .jsonl, .json, .yaml, .yml or .csv",
+        )
+    text = _read_text(path)
+    if fmt == "jsonl":
+        raw = _read_jsonl(path, text)
+    elif fmt == "json":
+        raw = _read_json(path, text)
+    elif fmt == "yaml":
+        raw = _read_yaml(path, text)
+    else:
+        raw = _read_csv(path, text, frozenset(json_columns))
+    records = []
+    for number, (line, data) in enumerate(raw, start=1):
+        if not isinstance(data, dict):
+            raise CaseFileError(
+                path,
+                f"record {number} is {_kind(data)}, not an object; each record must map "
+                'field names to values, e.g. {"id": "q1", "question": "..."}',
+                line=line,
+            )
+        records.append(Record(number, line, data))
+    return records
+
+
+def record_fields(
+    path: Path, record: Record, aliases: dict[str, str]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The record's fields with null values dropped and aliases renamed.
+
+    Returns the fields and, for each renamed field, the name the file used.
+    """
+    data: dict[str, Any] = {}
+    renamed: dict[str, str] = {}
+    for key, value in record.data.items():
+        if value is None:
+            continue
+        name = aliases.get(key, key)
+        if name in data:
+            other = renamed.get(name, name)
+            raise CaseFileError(
+                path,
+                f"both '{other}' and '{key}' are given, but they are the same field "
+                f"('{key}' is the RAGAS name of '{name}'); keep only one",
+                line=record.line,
+                field=key,
+            )
+        if name != key:
+            renamed[name] = key
+        data[name] = value
+    return data, renamed
+
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def validate_record(
+    path: Path,
+    record: Record,
+    model: type[ModelT],
+    data: dict[str, Any],
+    renamed: dict[str, str] | None = None,
+) -> ModelT:
+    """Validate `data` (the fields of `record`) as `model`, or raise a located CaseFileError."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise _translate(path, record.line, model, exc, renamed or {}) from None
+
+
+def _translate(
+    path: Path, line: int, model: type[BaseModel], exc: ValidationError, renamed: dict[str, str]
+) -> CaseFileError:
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    loc = [str(p) for p in first["loc"]]
+    if loc and loc[0] in renamed:
+        loc[0] = renamed[loc[0]]
+    field = ".".join(loc) or None
+    more = f" (and {len(errors) - 1} more problem(s) in this record)" if len(errors) > 1 else ""
+    if first["type"] == "extra_forbidden":
+        allowed = list(model.model_fields)
+        close = difflib.get_close_matches(loc[-1], allowed, n=1)
+        suggestion = f"did you mean '{close[0]}'? " if close else ""
+        aliases = ", ".join(f"{k} for {v}" for k, v in CASE_ALIASES.items())
+        message = (
+            f"unknown field '{loc[-1]}'; {suggestion}allowed fields: {', '.join(allowed)} "
+            f"(RAGAS names accepted: {aliases}); put anything else under 'metadata'"
+        )
+        return CaseFileError(path, message + more, line=line, field=field)
+    hint = FIELD_HINTS.get(str(first["loc"][0]) if first["loc"] else "")
+    if first["type"] == "missing":
+        message = "missing required field" + (f"; {hint}" if hint else "")
+        return CaseFileError(path, message + more, line=line, field=field)
+    value = first.get("input")
+    message = f"{first['msg'].rstrip('.')}, got {_kind(value)}"
+    if isinstance(value, bool | int | float | datetime.date):
+        message += f" {value!r}"
+    if hint:
+        message += f"; {hint}"
+    if first["type"] == "string_type" and not isinstance(value, list | dict):
+        message += " (quote the value so it stays text)"
+    return CaseFileError(path, message + more, line=line, field=field)
+
+
+def _kind(value: object) -> str:
+    kinds = {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }
+    return kinds.get(type(value), f"a {type(value).__name__}")
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CaseFileError(
+            path, f"file not found; check the path (relative to {Path.cwd()})"
+        ) from None
+    except IsADirectoryError:
+        raise CaseFileError(path, "is a directory; give the path of a file") from None
+    except OSError as exc:
+        raise CaseFileError(path, f"cannot read the file: {exc.strerror or exc}") from None
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise CaseFileError(
+            path,
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8 "
+            "(in Excel: 'CSV UTF-8')",
+            line=line,
+        ) from None
+
+
+class _DuplicateKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKeyError(key)
+        result[key] = value
+    return result
+
+
+def _duplicate_key(path: Path, exc: _DuplicateKeyError, line: int) -> CaseFileError:
+    return CaseFileError(
+        path, f"key '{exc.key}' appears twice in one object; keep one", line=line, field=exc.key
+    )
+
+
+def _read_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
+    records = []
+    for line, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            records.append((line, json.loads(raw, object_pairs_hook=_no_duplicates)))
+        except json.JSONDecodeError as exc:
+            raise CaseFileError(
+                path,
+                f"invalid JSON: {exc.msg} (column {exc.colno}); each line of a .jsonl file "
+                "must be one complete JSON object",
+                line=line,
+            ) from None
+        except _DuplicateKeyError as exc:
+            raise _duplicate_key(path, exc, line) from None
+    return records
+
+
+_JSON_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _read_json(path: Path, text: str) -> list[tuple[int, Any]]:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        if not text.strip():
+            return []
+        raise CaseFileError(
+            path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
+        ) from None
+    # The text is valid JSON: walk it with raw_decode to learn where each record starts.
+    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+
+    def skip(pos: int) -> int:
+        return _JSON_WS.match(text, pos).end()  # type: ignore[union-attr]
+
+    def line_at(pos: int) -> int:
+        return text.count("\n", 0, pos) + 1
+
+    def decode(pos: int) -> tuple[Any, int]:
+        try:
+            return decoder.raw_decode(text, pos)
+        except _DuplicateKeyError as exc:
+            raise _duplicate_key(path, exc, line_at(pos)) from None
+
+    def items(pos: int) -> list[tuple[int, Any]]:  # pos is at "["
+        found: list[tuple[int, Any]] = []
+        pos = skip(pos + 1)
+        while text[pos] != "]":
+            value, end = decode(pos)
+            found.append((line_at(pos), value))
+            pos = skip(end)
+            if text[pos] == ",":
+                pos = skip(pos + 1)
+        return found
+
+    pos = skip(0)
+    shape_error = 'the top level must be a list of cases, or an object with a "cases" list'
+    if text[pos] == "[":
+        return items(pos)
+    if text[pos] != "{":
+        raise CaseFileError(path, shape_error, line=line_at(pos))
+    pos = skip(pos + 1)
+    keys = []
+    while text[pos] != "}":
+        key, end = decoder.raw_decode(text, pos)
+        pos = skip(skip(end) + 1)  # past ":"
+        if key == "cases":
+            if text[pos] != "[":
+                raise CaseFileError(
+                    path, '"cases" must be a list of cases', line=line_at(pos), field="cases"
+                )
+            return items(pos)
+        keys.append(key)
+        _, end = decode(pos)
+        pos = skip(end)
+        if text[pos] == ",":
+            pos = skip(pos + 1)
+    found = ", ".join(keys) or "none"
+    raise CaseFileError(
+        path, f'{shape_error}; the object has no "cases" key (keys: {found})', line=1
+    )
+
+
+def _read_yaml(path: Path, text: str) -> list[tuple[int, Any]]:
+    import yaml
+
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "syntax error"
+        raise CaseFileError(
+            path, f"invalid YAML: {problem}", line=mark.line + 1 if mark else None
+        ) from None
+    except yaml.YAMLError as exc:
+        raise CaseFileError(path, f"invalid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    if node is None:
+        return []
+    shape_error = "the top level must be a list of cases, or a mapping with a 'cases' list"
+    if isinstance(node, yaml.MappingNode) and isinstance(data, dict):
+        if "cases" not in data:
+            keys = ", ".join(str(k) for k in data) or "none"
+            raise CaseFileError(
+                path, f"{shape_error}; no 'cases' key (keys: {keys})", line=node.start_mark.line + 1
+            )
+        value_node = next(v for k, v in node.value if getattr(k, "value", None) == "cases")
+        if not isinstance(value_node, yaml.SequenceNode):
+            raise CaseFileError(
+                path,
+                "'cases' must be a list of cases",
+                line=value_node.start_mark.line + 1,
+                field="cases",
+            )
+        node, data = value_node, data["cases"]
+    if not isinstance(node, yaml.SequenceNode):
+        raise CaseFileError(path, shape_error, line=node.start_mark.line + 1)
+    records = []
+    for item, value in zip(node.value, data, strict=True):
+        if isinstance(item, yaml.MappingNode):
+            seen: set[object] = set()
+            for key_node, _ in item.value:
+                key = getattr(key_node, "value", None)
+                if key in seen:
+                    raise CaseFileError(
+                        path,
+                        f"key '{key}' appears twice in one mapping; keep one",
+                        line=key_node.start_mark.line + 1,
+                        field=str(key),
+                    )
+                seen.add(key)
+        records.append((item.start_mark.line + 1, value))
+    return records
+
+
+def _read_csv(path: Path, text: str, json_columns: frozenset[str]) -> list[tuple[int, Any]]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] | None = None
+    records: list[tuple[int, Any]] = []
+    end = 0
+    try:
+        for row in reader:
+            start, end = end + 1, reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if header is None:
+                header = [name.strip() for name in row]
+                _check_header(path, header, start)
+                continue
+            extra = [cell for cell in row[len(header) :] if cell.strip()]
+            if extra:
+                raise CaseFileError(
+                    path,
+                    f"row has {len(row)} cells but the header has {len(header)} columns; "
+                    'put cells that contain commas in double quotes ("a, b")',
+                    line=start,
+                )
+            data: dict[str, Any] = {}
+            for name, cell in zip(header, row, strict=False):
+                if not cell.strip():
+                    continue
+                data[name] = _json_cell(path, cell, start, name) if name in json_columns else cell
+            records.append((start, data))
+    except csv.Error as exc:
+        raise CaseFileError(path, f"invalid CSV: {exc}", line=reader.line_num) from None
+    return records
+
+
+def _check_header(path: Path, header: list[str], line: int) -> None:
+    if "" in header:
+        raise CaseFileError(
+            path,
+            f"header column {header.index('') + 1} has no name; name every column",
+            line=line,
+        )
+    for name in header:
+        if header.count(name) > 1:
+            raise CaseFileError(
+                path,
+                f"column '{name}' appears twice in the header; keep one",
+                line=line,
+                field=name,
+            )
+
+
+def _json_cell(path: Path, cell: str, line: int, name: str) -> Any:
+    try:
+        return json.loads(cell)
+    except json.JSONDecodeError as exc:
+        stripped = cell.strip()
+        if stripped[:1] in "[{":
+            # pandas writes list columns as Python literals (['a', 'b']): accept those too.
+            try:
+                value = ast.literal_eval(stripped)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                value = None
+            if isinstance(value, list | dict):
+                return value
+        raise CaseFileError(
+            path,
+            f"cell is not valid JSON ({exc.msg}); this column holds JSON text, "
+            'e.g. ["first", "second"] for a list or {"key": "value"} for an object',
+            line=line,
+            field=name,
+        ) from None
