@@ -1,5 +1,141 @@
-"""ragmeter: measure RAG pipelines with a judge, so their owners stop tuning by feel."""
+"""ragmeter: measure RAG pipelines with a judge, so their owners stop tuning by feel.
+
+Everything public is importable from here; submodules are implementation detail unless
+documented. Cases → pipeline → judges → results → stats → reports.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 
-__all__ = ["__version__"]
+# Names resolve on first use (PEP 562) so `ragmeter --help` does not import pydantic models,
+# numpy or httpx; type checkers see ordinary imports.
+if TYPE_CHECKING:
+    from ._exceptions import (
+        CaseFileError,
+        ConfigError,
+        JudgeError,
+        PipelineError,
+        RagmeterError,
+        ResultsError,
+    )
+    from ._version import __version__
+    from .cases import Case, load_cases
+    from .compare import Comparison, compare_runs
+    from .gate import GateResult, gate_run
+    from .judges.base import (
+        METRICS,
+        ChunkVerdict,
+        ClaimVerdict,
+        Evidence,
+        Judge,
+        JudgeFingerprint,
+        MetricResult,
+        PointVerdict,
+        Sample,
+    )
+    from .lint import LintReport, lint_cases
+    from .pipeline import (
+        AnswersFilePipeline,
+        CallablePipeline,
+        HttpPipeline,
+        Pipeline,
+        PipelineOutput,
+        PrecomputedPipeline,
+    )
+    from .results import CaseResult, RunResult, load_run, save_run
+    from .runner import evaluate, evaluate_async
+
+_LAZY: dict[str, str] = {
+    "AnswersFilePipeline": ".pipeline",
+    "CallablePipeline": ".pipeline",
+    "Case": ".cases",
+    "CaseFileError": "._exceptions",
+    "CaseResult": ".results",
+    "ChunkVerdict": ".judges.base",
+    "ClaimVerdict": ".judges.base",
+    "Comparison": ".compare",
+    "ConfigError": "._exceptions",
+    "Evidence": ".judges.base",
+    "GateResult": ".gate",
+    "HttpPipeline": ".pipeline",
+    "Judge": ".judges.base",
+    "JudgeError": "._exceptions",
+    "JudgeFingerprint": ".judges.base",
+    "LintReport": ".lint",
+    "METRICS": ".judges.base",
+    "MetricResult": ".judges.base",
+    "Pipeline": ".pipeline",
+    "PipelineError": "._exceptions",
+    "PipelineOutput": ".pipeline",
+    "PointVerdict": ".judges.base",
+    "PrecomputedPipeline": ".pipeline",
+    "RagmeterError": "._exceptions",
+    "ResultsError": "._exceptions",
+    "RunResult": ".results",
+    "Sample": ".judges.base",
+    "compare_runs": ".compare",
+    "evaluate": ".runner",
+    "evaluate_async": ".runner",
+    "gate_run": ".gate",
+    "lint_cases": ".lint",
+    "load_cases": ".cases",
+    "load_run": ".results",
+    "save_run": ".results",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragmeter' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+__all__ = [
+    "METRICS",
+    "AnswersFilePipeline",
+    "CallablePipeline",
+    "Case",
+    "CaseFileError",
+    "CaseResult",
+    "ChunkVerdict",
+    "ClaimVerdict",
+    "Comparison",
+    "ConfigError",
+    "Evidence",
+    "GateResult",
+    "HttpPipeline",
+    "Judge",
+    "JudgeError",
+    "JudgeFingerprint",
+    "LintReport",
+    "MetricResult",
+    "Pipeline",
+    "PipelineError",
+    "PipelineOutput",
+    "PointVerdict",
+    "PrecomputedPipeline",
+    "RagmeterError",
+    "ResultsError",
+    "RunResult",
+    "Sample",
+    "__version__",
+    "compare_runs",
+    "evaluate",
+    "evaluate_async",
+    "gate_run",
+    "lint_cases",
+    "load_cases",
+    "load_run",
+    "save_run",
+]
