@@ -69,18 +69,11 @@ async def _judge(
     }
 
 
-async def evaluate_case(
-    case: Case,
-    pipeline: Pipeline,
-    judge: Judge,
-    *,
-    metrics: tuple[MetricName, ...] = METRICS,
-    lang: Lang | None = None,
-    repeats: int = 1,
+def _start_result(
+    case: Case, lang: Lang | None, contexts: list[str], answer: str, error: str | None,
+    seconds: float,
 ) -> CaseResult:
-    """Run the pipeline on one case and judge its output (`repeats` times when > 1)."""
-    contexts, answer, error, seconds = await _run_pipeline(pipeline, case)
-    result = CaseResult(
+    return CaseResult(
         id=case.id,
         question=case.question,
         ground_truth=case.ground_truth,
@@ -93,11 +86,27 @@ async def evaluate_case(
         pipeline_error=error,
         pipeline_seconds=round(seconds, 4),
     )
-    if error is not None:
-        reason = f"pipeline error: {error}"
+
+
+async def _judge_result(
+    result: CaseResult, judge: Judge, metrics: tuple[MetricName, ...], repeats: int
+) -> CaseResult:
+    """Fill ``result.metrics`` (and ``repeats``) from the judge, or unscored on a pipeline
+    error."""
+    if result.pipeline_error is not None:
+        reason = f"pipeline error: {result.pipeline_error}"
         result.metrics = {m: MetricResult.unscored(m, reason) for m in metrics}
         return result
-    sample = build_sample(case, contexts, answer, result.lang)
+    sample = Sample(
+        case_id=result.id,
+        question=result.question,
+        history=result.history,
+        ground_truth=result.ground_truth,
+        contexts=result.contexts,
+        answer=result.answer,
+        category=result.category,
+        lang=result.lang,
+    )
     result.metrics = await _judge(judge, sample, metrics)
     if repeats > 1:
         scores = {m: [result.metrics[m].score] for m in metrics}
@@ -107,6 +116,26 @@ async def evaluate_case(
                 scores[m].append(again[m].score)
         result.repeats = scores
     return result
+
+
+async def evaluate_case(
+    case: Case,
+    pipeline: Pipeline,
+    judge: Judge,
+    *,
+    metrics: tuple[MetricName, ...] = METRICS,
+    lang: Lang | None = None,
+    repeats: int = 1,
+) -> CaseResult:
+    """Run the pipeline on one case and judge its output (`repeats` times when > 1)."""
+    result = _start_result(case, lang, *await _run_pipeline(pipeline, case))
+    return await _judge_result(result, judge, metrics, repeats)
+
+
+JUDGE_WINDOW = 4
+"""Cases being judged at once, per unit of `concurrency` (at least 16): a case waiting on its
+last call (faithfulness verifies claims after splitting them) holds little work, so the judge
+needs more cases than the pipeline to keep its own call limit busy."""
 
 
 async def evaluate_async(
@@ -123,15 +152,21 @@ async def evaluate_async(
     on_case: ProgressCallback | None = None,
     repeats: int = 1,
 ) -> RunResult:
-    """Evaluate every case; results keep the eval set's order whatever finishes first."""
+    """Evaluate every case; results keep the eval set's order whatever finishes first.
+
+    At most `concurrency` cases are in the pipeline at once; judging admits more (see
+    `JUDGE_WINDOW`) and the judge's own limit caps its calls.
+    """
     started = time.perf_counter()
-    semaphore = asyncio.Semaphore(max(1, concurrency))
+    concurrency = max(1, concurrency)
+    in_pipeline = asyncio.Semaphore(concurrency)
+    in_judge = asyncio.Semaphore(max(16, JUDGE_WINDOW * concurrency))
 
     async def one(case: Case) -> CaseResult:
-        async with semaphore:
-            result = await evaluate_case(
-                case, pipeline, judge, metrics=metrics, lang=lang, repeats=repeats
-            )
+        async with in_judge:
+            async with in_pipeline:
+                result = _start_result(case, lang, *await _run_pipeline(pipeline, case))
+            result = await _judge_result(result, judge, metrics, repeats)
         if on_case is not None:
             on_case(result)
         return result

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import math
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -59,23 +60,40 @@ class BigramSimilarity:
 
 
 class LocalSimilarity:
-    """The local MiniLM for English (if installed), character bigrams otherwise."""
+    """The local MiniLM for English (if installed), character bigrams otherwise.
+
+    The model loads in a worker thread (about a second), never on the event loop, so judge
+    calls keep flowing meanwhile; :meth:`prefetch` starts loading before it is needed.
+    """
 
     def __init__(self) -> None:
         self._embedder: Any = None
         self._loaded = False
+        self._load_lock = threading.Lock()
         self._bigram = BigramSimilarity()
 
     def _load(self) -> Any:
-        if not self._loaded:
-            self._loaded = True
-            try:
-                from ..embeddings import load_local_embedder
+        with self._load_lock:
+            if not self._loaded:
+                try:
+                    from ..embeddings import load_local_embedder
 
-                self._embedder = load_local_embedder()
-            except Exception:  # not installed or model files missing: bigrams still work
-                self._embedder = None
+                    self._embedder = load_local_embedder()
+                    if self._embedder is not None:
+                        self._embedder.embed(["warm up"])  # the first inference is slow
+                except Exception:  # not installed or model files missing: bigrams still work
+                    self._embedder = None
+                self._loaded = True
         return self._embedder
+
+    def load(self) -> bool:
+        """Load the model now (blocking); whether MiniLM is available."""
+        return self._load() is not None
+
+    def prefetch(self) -> None:
+        """Start loading the model in the background (no-op once started)."""
+        if not self._loaded and not self._load_lock.locked():
+            threading.Thread(target=self._load, name="ragmeter-minilm", daemon=True).start()
 
     @property
     def name(self) -> str:
@@ -84,8 +102,10 @@ class LocalSimilarity:
         return f"{model}+char-bigram(zh)" if model else "char-bigram"
 
     async def similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]:
-        embedder = self._load()
-        if lang == "zh" or embedder is None:
+        if lang == "zh":
+            return await self._bigram.similarity(anchor, texts, lang)
+        embedder = self._embedder if self._loaded else await asyncio.to_thread(self._load)
+        if embedder is None:
             return await self._bigram.similarity(anchor, texts, lang)
         vectors = await asyncio.to_thread(embedder.embed, [anchor, *texts])
         return [float(vectors[0] @ vectors[i]) for i in range(1, len(texts) + 1)]

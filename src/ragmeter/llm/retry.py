@@ -12,6 +12,7 @@ import email.utils
 import random
 import re
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -59,7 +60,11 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
 
 @dataclass
 class AdaptiveLimiter:
-    """A concurrency limit that adapts to rate limiting (AIMD), shared across calls."""
+    """A concurrency limit that adapts to rate limiting (AIMD), shared across calls.
+
+    Waiters are served first come, first served, and a release wakes only the waiter that
+    gets the slot (thousands of queued calls cost nothing per release).
+    """
 
     max_limit: int
     limit: int = 0
@@ -67,7 +72,7 @@ class AdaptiveLimiter:
     rate_limited: int = 0
     _successes: int = 0
     _pause_until: float = 0.0
-    _event: asyncio.Event | None = field(default=None, repr=False)
+    _waiters: deque[asyncio.Future[None]] = field(default_factory=deque, repr=False)
 
     def __post_init__(self) -> None:
         self.max_limit = max(1, self.max_limit)
@@ -75,33 +80,54 @@ class AdaptiveLimiter:
 
     def reset_loop(self) -> None:
         """Forget loop-bound state (a new event loop is running)."""
-        self._event = None
+        self._waiters.clear()
         self.in_flight = 0
 
     async def acquire(self) -> None:
-        if self._event is None:
-            self._event = asyncio.Event()
         while True:
             delay = self._pause_until - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
                 continue
-            if self.in_flight < self.limit:
+            if self.in_flight < self.limit and not self._waiters:
                 self.in_flight += 1
                 return
-            self._event.clear()
-            await self._event.wait()
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():
+                    self.in_flight -= 1  # granted as we were cancelled: pass the slot on
+                    self._wake()
+                raise
+            finally:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+            if time.monotonic() < self._pause_until:  # paused meanwhile: give the slot back
+                self.in_flight -= 1
+                self._wake()
+                continue
+            return
 
     def release(self) -> None:
         self.in_flight = max(0, self.in_flight - 1)
-        if self._event is not None:
-            self._event.set()
+        self._wake()
+
+    def _wake(self) -> None:
+        """Hand free slots to the oldest waiters (the slot is taken on their behalf)."""
+        while self._waiters and self.in_flight < self.limit:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                self.in_flight += 1
+                waiter.set_result(None)
 
     def on_success(self) -> None:
         self._successes += 1
         if self._successes >= self.limit and self.limit < self.max_limit:
             self.limit += 1
             self._successes = 0
+            self._wake()
 
     def on_rate_limited(self, retry_after: float | None) -> None:
         self.rate_limited += 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -60,6 +61,14 @@ class StructuredResult(Generic[M]):
     usage: Usage = field(default_factory=Usage)
 
 
+@functools.cache
+def _cached_schema(model: type[BaseModel]) -> tuple[dict[str, Any], str]:
+    """The strict schema of ``model`` and its JSON text, computed once per class (building a
+    JSON schema costs milliseconds, more than the rest of a call's client-side work)."""
+    schema = strict_schema(model)
+    return schema, json.dumps(schema, ensure_ascii=False)
+
+
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema in the form strict structured outputs accept: every property
     required, no additional properties, no defaults."""
@@ -94,6 +103,7 @@ class StructuredCaller:
                 _KNOWN_MODES[client.endpoint] = stored  # type: ignore[assignment]
         self._detect_lock: asyncio.Lock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
+        self._guess_failed = False
         self.rejected_calls = 0
 
     @property
@@ -152,30 +162,43 @@ class StructuredCaller:
         metric: str | None,
         case_id: str | None,
     ) -> ChatResponse:
-        mode = self.mode
-        if mode is not None:
-            try:
-                return await self._call(mode, messages, model, salt, metric, case_id)
-            except ResponseFormatRejected:
-                if mode == "prompt":
-                    raise
-                _KNOWN_MODES.pop(self.client.endpoint, None)  # the endpoint changed: redetect
-                self.rejected_calls += 1
-        async with self._lock():
-            start = self.mode or "json_schema"
-            for candidate in MODES[MODES.index(start) :]:
+        while True:
+            mode = self.mode
+            # Until a mode is known, every call tries the best one at once: a rejection is
+            # cheap, while detecting under the lock would queue the first burst behind it.
+            guess = mode or (None if self._guess_failed else MODES[0])
+            if guess is not None:
                 try:
-                    reply = await self._call(candidate, messages, model, salt, metric, case_id)
+                    reply = await self._call(guess, messages, model, salt, metric, case_id)
                 except ResponseFormatRejected:
-                    if candidate == "prompt":
+                    if guess == "prompt":
                         raise
+                    if self.mode == guess:  # the endpoint changed: redetect
+                        _KNOWN_MODES.pop(self.client.endpoint, None)
+                    self._guess_failed = mode is None
                     self.rejected_calls += 1
-                    continue
-                if self.mode != candidate:
-                    _KNOWN_MODES[self.client.endpoint] = candidate
-                    self.client.cache.put_mode(self.client.endpoint, candidate)
-                return reply
-        raise AssertionError("unreachable")
+                else:
+                    if self.mode is None:
+                        self._remember(guess)
+                    return reply
+            async with self._lock():
+                if self.mode is not None:
+                    continue  # detected by another call while this one waited
+                start = 1 if self._guess_failed else 0
+                for candidate in MODES[start:]:
+                    try:
+                        reply = await self._call(candidate, messages, model, salt, metric, case_id)
+                    except ResponseFormatRejected:
+                        if candidate == "prompt":
+                            raise
+                        self.rejected_calls += 1
+                        continue
+                    self._remember(candidate)
+                    return reply
+
+    def _remember(self, mode: OutputMode) -> None:
+        _KNOWN_MODES[self.client.endpoint] = mode
+        self.client.cache.put_mode(self.client.endpoint, mode)
 
     def _lock(self) -> asyncio.Lock:
         loop = asyncio.get_running_loop()
@@ -192,7 +215,7 @@ class StructuredCaller:
         metric: str | None,
         case_id: str | None,
     ) -> ChatResponse:
-        schema = strict_schema(model)
+        schema, schema_text = _cached_schema(model)
         name = model.__name__
         response_format: dict[str, Any] | None = None
         if mode == "json_schema":
@@ -202,7 +225,7 @@ class StructuredCaller:
             }
         else:
             instruction = SCHEMA_INSTRUCTION.replace("$name", name).replace(
-                "$schema", json.dumps(schema, ensure_ascii=False)
+                "$schema", schema_text
             )
             messages = _with_instruction(messages, instruction)
             if mode == "json_object":

@@ -4,7 +4,9 @@
         judge = build_llm_judge(LLMJudgeConfig(model="fake", base_url=server.base_url, ...))
 
 It serves ``POST /v1/chat/completions`` and ``POST /v1/embeddings`` from a background thread
-on 127.0.0.1 (a free port), answers with a pluggable responder, and logs every request.
+on 127.0.0.1 (a free port), answers with a pluggable responder, and logs every request. For
+benchmarks it simulates latency (fixed or drawn from a model), a rate limit (HTTP 429 past N
+requests per second) and reports the load it saw (:meth:`FakeOpenAI.summary`).
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ import math
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from ..llm.cost import count_tokens
+from .latency import LatencyFn, load_summary
 from .responders import FakeRequest, Responder, Smart
 
 FaultKind = Literal["rate_limit", "server_error", "slow", "malformed", "truncated", "wrong_count"]
@@ -83,7 +87,14 @@ def hashing_embedding(text: str, dim: int = 256) -> list[float]:
 
 
 class FakeOpenAI:
-    """The fake server; a context manager exposing ``base_url`` and the request ``log``."""
+    """The fake server; a context manager exposing ``base_url`` and the request ``log``.
+
+    ``latency`` is seconds per request or a model of it (see :mod:`.latency`); ``rate_limit``
+    answers HTTP 429 (``Retry-After: 1``) to requests past that many in the last second;
+    ``count_schema_tokens`` adds the tokens of a ``response_format`` JSON schema (and of
+    ``tools``) to the prompt tokens, as hosted APIs bill them; ``keep_bodies=False`` drops
+    request bodies from the log (long benchmark runs).
+    """
 
     def __init__(
         self,
@@ -92,7 +103,10 @@ class FakeOpenAI:
         faults: list[Fault] | None = None,
         json_schema: bool = True,
         json_object: bool = True,
-        latency: float = 0.0,
+        latency: float | LatencyFn = 0.0,
+        rate_limit: float | None = None,
+        count_schema_tokens: bool = False,
+        keep_bodies: bool = True,
         embed: EmbedFn = hashing_embedding,
         seed: int = 0,
     ) -> None:
@@ -101,20 +115,23 @@ class FakeOpenAI:
         self.json_schema = json_schema
         self.json_object = json_object
         self.latency = latency
+        self.rate_limit = rate_limit
+        self.count_schema_tokens = count_schema_tokens
+        self.keep_bodies = keep_bodies
         self.embed = embed
         self.log: list[LoggedRequest] = []
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self._in_flight = 0
-        self._server: ThreadingHTTPServer | None = None
+        self._recent: deque[float] = deque()
+        self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> FakeOpenAI:
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.05,), daemon=True
         )
@@ -158,6 +175,30 @@ class FakeOpenAI:
     def reset_log(self) -> None:
         with self._lock:
             self.log.clear()
+            self._recent.clear()
+
+    def summary(self, step: float = 0.1) -> dict[str, Any]:
+        """Calls, tokens and the concurrency over time (every ``step`` seconds) so far."""
+        with self._lock:
+            log = list(self.log)
+        return load_summary(log, step)
+
+    def _delay(self) -> float:
+        if callable(self.latency):
+            with self._lock:
+                return max(0.0, self.latency(self._rng))
+        return self.latency
+
+    def _over_rate(self, now: float) -> bool:
+        """Whether a request arriving ``now`` exceeds the rate limit (counts it if not)."""
+        if self.rate_limit is None:
+            return False
+        while self._recent and self._recent[0] <= now - 1.0:
+            self._recent.popleft()
+        if len(self._recent) >= self.rate_limit:
+            return True
+        self._recent.append(now)
+        return False
 
     # ---- request handling ------------------------------------------------------------------
 
@@ -206,6 +247,11 @@ class FakeOpenAI:
         if fault is not None:
             text = _corrupt(text, fault.kind)
         prompt = sum(count_tokens(str(m.get("content") or "")) + 4 for m in request.messages)
+        if self.count_schema_tokens:
+            if rf_type == "json_schema":
+                prompt += count_tokens(json.dumps(request.response_format, ensure_ascii=False))
+            if body.get("tools"):
+                prompt += count_tokens(json.dumps(body["tools"], ensure_ascii=False))
         completion = count_tokens(text)
         entry.prompt_tokens, entry.completion_tokens = prompt, completion
         return 200, {}, {
@@ -243,15 +289,22 @@ class FakeOpenAI:
 
     def handle(self, path: str, body: dict[str, Any]) -> tuple[int, dict, dict]:
         with self._lock:
+            now = time.monotonic()
             self._in_flight += 1
             entry = LoggedRequest(
-                index=len(self.log), path=path, started=time.monotonic(),
-                in_flight=self._in_flight, body=body,
+                index=len(self.log), path=path, started=now, in_flight=self._in_flight,
+                body=body if self.keep_bodies else {},
             )
             self.log.append(entry)
+            limited = self._over_rate(now)
         try:
-            if self.latency:
-                time.sleep(self.latency)
+            if limited:
+                entry.status, entry.fault = 429, "rate_limit"
+                error = {"message": "Rate limit reached, retry later", "type": "rate_limit"}
+                return 429, {"Retry-After": "1"}, {"error": error}
+            delay = self._delay()
+            if delay:
+                time.sleep(delay)
             if path.endswith("/chat/completions"):
                 status, headers, payload = self._chat(body, entry)
             elif path.endswith("/embeddings"):
@@ -286,9 +339,17 @@ def _corrupt(text: str, kind: str) -> str:
     return text
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 512  # the default backlog (5) stalls bursts of new connections for 1 s
+
+
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeOpenAI
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes: with Nagle on, the body waits for the client's
+    # delayed ACK (up to 40 ms a call), which would swamp any latency being simulated.
+    disable_nagle_algorithm = True
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _SCHEMA_IN_PROMPT = re.compile(r"JSON schema `(\w+)` below, no other text\.\n")
+# How other frameworks (instructor's JSON mode, used by RAGAS) put the schema in the prompt.
+_FOREIGN_SCHEMA = re.compile(r"json_schema:\s*(?=\{)", re.I)
 _BLOCK = re.compile(r"<<<([A-Z_]+(?: \d+)?)>>>\n(.*?)\n<<<END \1>>>", re.S)
 
 
@@ -48,6 +50,14 @@ class FakeRequest:
                         schema = json.loads(text[found.end() :])
                     except json.JSONDecodeError:
                         schema = None
+                    break
+                found = _FOREIGN_SCHEMA.search(text)
+                if found:
+                    try:
+                        schema, _ = json.JSONDecoder().raw_decode(text, found.end())
+                    except json.JSONDecodeError:
+                        continue
+                    name = schema.get("title") if isinstance(schema, dict) else None
                     break
         return cls(body, messages, str(body.get("model", "")), rf, name, schema)
 

@@ -67,6 +67,7 @@ class OpenAIJudge:
             use_cache=config.use_cache,
             tracker=self.tracker,
         )
+        self.client.prepare()
         self.caller = StructuredCaller(self.client, mode=config.output_mode)
         self.embedder: EmbeddingClient | None = None
         similarity: Similarity
@@ -111,6 +112,9 @@ class OpenAIJudge:
     async def judge(
         self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS
     ) -> dict[MetricName, MetricResult]:
+        prefetch = getattr(self.context.similarity, "prefetch", None)
+        if prefetch is not None and "answer_relevancy" in metrics and sample.lang == "en":
+            prefetch()  # load the local model while the first calls are out
         results = await asyncio.gather(*(self._one(sample, m) for m in metrics))
         return dict(zip(metrics, results, strict=True))
 

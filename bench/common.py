@@ -1,0 +1,178 @@
+"""Shared by the benchmark scripts: the case sets, a ragmeter run, tables and JSON output."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import platform
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ragmeter.cases import Case
+
+RESULTS = Path(__file__).resolve().parent / "results"
+MODEL = "gpt-4o-mini"
+
+
+def demo_outputs(top_k: int = 5) -> list[Case]:
+    """The demo eval set with the demo pipeline's contexts (``top_k``) and answers filled in."""
+    from ragmeter.cases import load_cases
+    from ragmeter.demo import DemoConfig, DemoPipeline, demo_cases_path
+    from ragmeter.pipeline import CallablePipeline
+
+    cases = load_cases(demo_cases_path())
+    pipeline = CallablePipeline(DemoPipeline(DemoConfig(top_k=top_k)))
+
+    async def run() -> list[Case]:
+        out = []
+        for case in cases:
+            result = await pipeline.run(case)
+            out.append(case.model_copy(update={
+                "contexts": list(result.contexts), "answer": result.answer,
+            }))
+        return out
+
+    return asyncio.run(run())
+
+
+def comparable_cases(n: int = 50, top_k: int = 5) -> list[Case]:
+    """The first ``n`` demo cases both frameworks judge in full: in scope, answered (no
+    abstention), with ``top_k`` contexts."""
+    from ragmeter.testing.responders import noncommittal
+
+    out = [
+        c for c in demo_outputs(top_k)
+        if c.category != "out_of_scope" and c.answer and not noncommittal(c.answer)
+        and c.contexts and len(c.contexts) == top_k
+    ]
+    if len(out) < n:
+        raise SystemExit(f"only {len(out)} comparable demo cases, {n} wanted")
+    return out[:n]
+
+
+def synthetic_cases(n: int, top_k: int = 5) -> list[Case]:
+    """``n`` cases cycling through the demo set's answered cases; each copy's question carries
+    its number, so no two copies share a prompt (and a cache entry)."""
+    base = [c for c in demo_outputs(top_k) if c.answer]
+    out = []
+    for i in range(n):
+        case = base[i % len(base)]
+        out.append(case.model_copy(update={
+            "id": f"{case.id}-{i:05d}", "question": f"{case.question} (#{i})",
+        }))
+    return out
+
+
+def judge_config(base_url: str, concurrency: int, cache_path: Path | None) -> Any:
+    from ragmeter.judges.llm import LLMJudgeConfig
+
+    return LLMJudgeConfig(
+        model=MODEL, base_url=base_url, api_key_env=None, concurrency=concurrency,
+        cache_path=cache_path, use_cache=True, timeout=120,
+    )
+
+
+def run_ragmeter(
+    cases: list[Case], base_url: str, *, concurrency: int, cache_path: Path | None = None,
+    out_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Judge ``cases`` (precomputed outputs) with ragmeter's LLM judge; wall time and stats.
+
+    As for RAGAS, modules are imported and the judge is built before the clock starts:
+    ``setup_seconds`` is the judge's construction and the load of the local MiniLM (answer
+    relevancy), ``wall_seconds`` the run.
+    """
+    import openai  # noqa: F401  (imported on the first call otherwise)
+
+    from ragmeter.judges.llm import build_llm_judge
+    from ragmeter.pipeline import PrecomputedPipeline
+    from ragmeter.runner import evaluate_async
+
+    tmp = None
+    if cache_path is None:
+        tmp = tempfile.TemporaryDirectory()
+        cache_path = Path(tmp.name) / "llm.sqlite"
+    setup_started = time.perf_counter()
+    judge = build_llm_judge(judge_config(base_url, concurrency, cache_path))
+    load = getattr(judge.context.similarity, "load", None)
+    if callable(load):
+        load()  # the local MiniLM for answer relevancy: a one-off load, timed as setup
+    setup = time.perf_counter() - setup_started
+
+    async def go() -> Any:
+        try:
+            return await evaluate_async(
+                cases, PrecomputedPipeline(), judge, concurrency=concurrency
+            )
+        finally:
+            await judge.aclose()
+
+    started_at = time.monotonic()
+    started = time.perf_counter()
+    run = asyncio.run(go())
+    wall = time.perf_counter() - started
+    if out_dir is not None:
+        from ragmeter.results import save_run
+
+        save_run(run, out_dir)
+    scored: dict[str, int] = {}
+    for case in run.cases:
+        for metric, result in case.metrics.items():
+            scored[metric] = scored.get(metric, 0) + int(result.scored)
+    if tmp is not None:
+        tmp.cleanup()
+    return {
+        "wall_seconds": round(wall, 3),
+        "setup_seconds": round(setup, 3),
+        "started_at": started_at,
+        "cases": len(run.cases),
+        "judge_stats": judge.stats(),
+        "scored": scored,
+    }
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MB."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def print_table(headers: list[str], rows: list[list[Any]]) -> None:
+    cells = [[_fmt(v) for v in row] for row in [headers, *rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    for k, row in enumerate(cells):
+        print("  ".join(v.rjust(w) if i else v.ljust(w) for i, (v, w) in
+                        enumerate(zip(row, widths, strict=True))))
+        if k == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.3f}" if abs(value) < 10 else f"{value:,.1f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def write_json(name: str, payload: dict[str, Any]) -> Path:
+    """Write ``bench/results/<name>`` atomically."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / name
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
