@@ -138,6 +138,9 @@ def run_and_save(
             result = asyncio.run(go(advance))
     else:
         result = asyncio.run(go(lambda _case: None))
+    from .calibrate import calibration_notes
+
+    result.run.calibration = calibration_notes(result.judge)
     save_run(result, out_dir)
     return result
 
@@ -152,7 +155,7 @@ def estimate_run(
 ) -> Any:
     """What judging would cost: runs the pipeline (not the judge) and asks the judge for an
     estimate. Returns None for judges that make no paid calls (the local judge)."""
-    from .runner import case_lang
+    from .runner import build_sample, case_lang
 
     judge = build_judge(settings)
     estimate = getattr(judge, "estimate", None)
@@ -168,16 +171,7 @@ def estimate_run(
                 except Exception:  # a failing case costs nothing to judge
                     continue
                 out.append(
-                    Sample(
-                        case_id=case.id,
-                        question=case.question,
-                        history=case.history,
-                        ground_truth=case.ground_truth,
-                        contexts=output.contexts,
-                        answer=output.answer,
-                        category=case.category,
-                        lang=case_lang(case, lang),
-                    )
+                    build_sample(case, output.contexts, output.answer, case_lang(case, lang))
                 )
         finally:
             await _close(pipeline, judge)
@@ -202,7 +196,7 @@ def run_demo(
     config = DemoConfig.for_variant(variant)
     if overrides:
         config = DemoConfig.model_validate({**config.model_dump(), **overrides})
-    described = ", ".join(f"{k}={v}" for k, v in config.model_dump().items())
+    described = ", ".join(f"{k}={v}" for k, v in config.model_dump().items() if v is not None)
     pipeline = CallablePipeline(DemoPipeline(config), name=f"demo:{variant}")
     cases_path = demo_cases_path()
     return run_and_save(

@@ -128,6 +128,22 @@ def failures_group(run: RunResult, limit: int) -> Group:
     return Group(*items)
 
 
+_UNCALIBRATED = "uncalibrated judge: `ragmeter calibrate LABELS` measures its agreement with people"
+
+
+def calibration_lines(run: RunResult) -> list[str]:
+    """How far to trust the judge: its stored agreement with people per metric."""
+    from ..calibrate import note_line
+
+    notes = {note.metric: note for note in run.run.calibration}
+    if not notes:
+        return [_UNCALIBRATED]
+    judged = [m for m in METRICS if m in run.summary.metrics]
+    return [
+        note_line(notes[m]) if m in notes else f"{m} judge: uncalibrated" for m in judged
+    ]
+
+
 def render_terminal(
     run: RunResult, console: Console | None = None, *, max_failures: int = 10
 ) -> None:
@@ -142,6 +158,8 @@ def render_terminal(
     )
     for warning in info.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")
+    for line in calibration_lines(run):
+        console.print(line, style="dim", markup=False)
     if run.summary.n_pipeline_errors:
         console.print(
             f"[red]{run.summary.n_pipeline_errors} cases failed in the pipeline[/red] (unscored)"

@@ -48,6 +48,9 @@ class Alignment:
     support: float = 0.0
     part: int | None = None
     """Which sentence of the window the verdict rests on (None: the whole window)."""
+    hard: bool = False
+    """Whether a rule decided the label (a conflicting number or negation, a number or name
+    found nowhere), rather than the strength of the support."""
 
     @property
     def chunk(self) -> int | None:
@@ -175,23 +178,27 @@ def align(
     )
     if contradiction:
         found.label, found.reason = "contradicted", contradiction
+        found.hard = True
         found.part = part_index if len(window.parts) > 1 else None
         return found
     unknown = [n.value for n in nums if n.value not in index.all_numbers]
     if unknown:
         found.label = "not_verifiable"
         found.reason = f"the number {unknown[0]} appears nowhere in the contexts"
+        found.hard = True
         return found
     window_values = {m.value for m in window.numbers}
     elsewhere = [n.value for n in nums if n.value not in window_values]
     if elsewhere:
         found.label = "not_verifiable"
         found.reason = f"the number {elsewhere[0]} is not in the passage that matches it"
+        found.hard = True
         return found
     missing = [n for n in names(statement) if n.lower() not in index.lowered]
     if missing:
         found.label = "not_verifiable"
         found.reason = f"'{missing[0]}' is never mentioned in the contexts"
+        found.hard = True
         return found
     if found.support < settings.support_threshold:
         found.label = "not_verifiable"

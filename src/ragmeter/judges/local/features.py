@@ -65,9 +65,14 @@ def coverage(keys: frozenset[str], passage: frozenset[str]) -> float:
     return len(keys & passage) / len(keys)
 
 
+_CITATION_RE = re.compile(r"\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
+
+
 @lru_cache(maxsize=_CACHE)
 def numbers(text: str) -> tuple[NumberMention, ...]:
-    """Numbers of `text` (cached)."""
+    """Numbers of `text` (cached); citation markers such as `[2]` or `[1, 3]` are not numbers."""
+    if "[" in text:
+        text = _CITATION_RE.sub(lambda m: " " * len(m.group()), text)
     return tuple(find_numbers(text))
 
 

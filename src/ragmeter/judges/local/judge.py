@@ -36,6 +36,8 @@ class LocalJudge:
     """
 
     name = "local"
+    decision_thresholds: dict[MetricName, float] = {"faithfulness": 0.5}  # noqa: RUF012
+    """Score at or above which an answer counts as faithful (calibration uses it)."""
 
     def __init__(self, settings: LocalSettings | None = None, *, embedder: Any = _UNSET) -> None:
         self.settings = settings or LocalSettings()
@@ -56,7 +58,7 @@ class LocalJudge:
             kind="local",
             model=model,
             prompt_version=PROMPT_VERSION,
-            params=self.settings.model_dump(),
+            params={**self.settings.model_dump(), "faithfulness_weights": _weights_version()},
         )
 
     def judge_sync(
@@ -80,6 +82,13 @@ class LocalJudge:
     ) -> dict[MetricName, MetricResult]:
         """Score `sample` on `metrics` (CPU-bound; runs inline)."""
         return self.judge_sync(sample, metrics)
+
+
+def _weights_version() -> str:
+    from .combine import load_combination
+
+    combination = load_combination()
+    return "rules" if combination is None else combination.version
 
 
 def _error(metric: MetricName, exc: Exception) -> MetricResult:

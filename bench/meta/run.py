@@ -1,0 +1,204 @@
+"""Calibrate a judge on every shared human-labelled set and print one table.
+
+    python bench/meta/run.py [--judge local] [--limit 400] [--sets mtrag summedits ...]
+    python bench/meta/run.py --judge openai --model qwen2.5:7b --base-url http://localhost:11434/v1
+
+Sets larger than --limit are subsampled with a fixed seed (0). Beside each figure: the
+word-overlap baseline (faithfulness: share of the answer's content words found in the
+contexts; answer relevancy: share of the question's content words found in the answer), and
+for MTRAG the RAGAS faithfulness the authors computed (`auto.rl_f`). For the local judge the
+cross-validated (leave-one-dataset-out) figure from the shipped weights' provenance is shown
+too. Writes bench/results/meta.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from convert import CONVERTERS, DEFAULT_DATA, DEFAULT_OUT, convert_all, subsample  # noqa: E402
+
+from ragmeter.agreement import Measure, binary_measures, graded_measures  # noqa: E402
+from ragmeter.calibrate import calibrate_async  # noqa: E402
+from ragmeter.config import JudgeSettings  # noqa: E402
+from ragmeter.labels import LabelledCase, label_kind  # noqa: E402
+from ragmeter.text import content_words  # noqa: E402
+
+RESULTS = HERE.parent / "results" / "meta.json"
+
+
+def overlap(part: str, whole: str, lang: str) -> float:
+    """Share of `part`'s content words found in `whole` (1.0 when `part` has none)."""
+    words = set(content_words(part, lang))  # type: ignore[arg-type]
+    if not words:
+        return 1.0
+    return len(words & set(content_words(whole, lang))) / len(words)  # type: ignore[arg-type]
+
+
+def baseline(case: LabelledCase, metric: str) -> float:
+    lang = case.lang or "en"
+    if metric == "faithfulness":
+        return overlap(case.answer, "\n".join(case.contexts), lang)
+    return overlap(case.question, case.answer, lang)
+
+
+def measures(kind: str, scores: list[float], human: list[float], resamples: int) -> list[Measure]:
+    if kind == "graded":
+        return graded_measures(scores, human, resamples=resamples)
+    return binary_measures(scores, human, resamples=resamples)
+
+
+def fmt(m: Measure | None) -> tuple[str, str]:
+    if m is None or m.value is None:
+        return "—", ""
+    ci = f"[{m.ci[0]:.2f}, {m.ci[1]:.2f}]" if m.ci else ""
+    return f"{m.value:.3f}", ci
+
+
+def cross_validated(judge: Any) -> dict[str, Any]:
+    """Leave-one-dataset-out figures from the local judge's weights provenance, if any."""
+    if getattr(judge, "name", "") != "local":
+        return {}
+    from ragmeter.judges.local.combine import load_combination
+
+    combination = load_combination()
+    provenance = combination.spec.get("provenance") if combination else None
+    if not isinstance(provenance, dict):
+        return {}
+    return provenance.get("metrics", {}).get("cross_validated", {})
+
+
+def build_judge(args: argparse.Namespace) -> Any:
+    from ragmeter.judges.registry import create_judge
+
+    settings = JudgeSettings(
+        kind=args.judge, model=args.model, base_url=args.base_url, concurrency=args.concurrency
+    )
+    return create_judge(settings)
+
+
+def load_set(name: str, data: Path, limit: int) -> list[LabelledCase]:
+    path = DEFAULT_OUT / f"{name}.jsonl"
+    if not path.exists():
+        convert_all(data, DEFAULT_OUT, [name])
+    rows = [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
+    return [LabelledCase.model_validate(r) for r in subsample(rows, limit)]
+
+
+async def run_set(
+    name: str, cases: list[LabelledCase], judge: Any, args: argparse.Namespace
+) -> list[dict[str, Any]]:
+    calibration = await calibrate_async(
+        cases, judge, concurrency=args.concurrency, resamples=args.resamples
+    )
+    rows = []
+    cv = cross_validated(judge)
+    for metric, part in calibration.metrics.items():
+        labelled = [c for c in cases if metric in c.labels]
+        human = [c.labels[metric] for c in labelled]
+        kind = label_kind(human)
+        base = measures(kind, [baseline(c, metric) for c in labelled], human, args.resamples)
+        extra: dict[str, Measure] = {}
+        if name == "mtrag" and metric == "faithfulness":
+            pairs = [
+                (c.metadata["ragas_faithfulness"], c.labels[metric])
+                for c in labelled
+                if c.metadata.get("ragas_faithfulness") is not None
+            ]
+            ragas = measures(kind, [p[0] for p in pairs], [p[1] for p in pairs], args.resamples)
+            extra = {m.name: m for m in ragas}
+        base_by = {m.name: m for m in base}
+        for m in part.measures:
+            rows.append({
+                "set": name,
+                "metric": metric,
+                "labels": kind,
+                "measure": m.name,
+                "value": m.value,
+                "ci": m.ci,
+                "n": m.n,
+                "unscored": part.n_unscored,
+                "overlap": base_by[m.name].value,
+                "overlap_ci": base_by[m.name].ci,
+                "ragas": extra[m.name].value if m.name in extra else None,
+                "cross_validated": cv.get(name, {}).get(metric, {}).get(m.name),
+            })
+    return rows
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    head = (
+        f"{'set':10s} {'metric':17s} {'measure':18s} {'judge':>6s} {'95% CI':>14s} "
+        f"{'n':>4s} {'unsc':>4s} {'overlap':>7s} {'95% CI':>14s} {'LODO-CV':>7s}"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        value, ci = fmt(Measure(name=r["measure"], value=r["value"], ci=r["ci"], n=r["n"]))
+        ov, ov_ci = fmt(Measure(name="", value=r["overlap"], ci=r["overlap_ci"], n=r["n"]))
+        cv = "" if r["cross_validated"] is None else f"{r['cross_validated']:.3f}"
+        line = (
+            f"{r['set']:10s} {r['metric']:17s} {r['measure']:18s} {value:>6s} {ci:>14s} "
+            f"{r['n']:>4d} {r['unscored']:>4d} {ov:>7s} {ov_ci:>14s} {cv:>7s}"
+        )
+        if r["ragas"] is not None:
+            line += f"   RAGAS {r['ragas']:.3f}"
+        print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--judge", default="local")
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--base-url", default=None)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--limit", type=int, default=400, help="max cases per set (seed 0)")
+    parser.add_argument("--resamples", type=int, default=500)
+    parser.add_argument("--sets", nargs="*", default=list(CONVERTERS))
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+
+    judge = build_judge(args)
+    all_rows: list[dict[str, Any]] = []
+    timings = {}
+    sizes = {}
+    for name in args.sets:
+        cases = load_set(name, args.data.resolve(), args.limit)
+        sizes[name] = len(cases)
+        started = time.perf_counter()
+        all_rows.extend(asyncio.run(run_set(name, cases, judge, args)))
+        timings[name] = round(time.perf_counter() - started, 1)
+        print(f"… {name}: {len(cases)} cases in {timings[name]} s", file=sys.stderr)
+    print_table(all_rows)
+    fingerprint = judge.fingerprint()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(
+        json.dumps(
+            {
+                "judge": fingerprint.model_dump(),
+                "judge_key": fingerprint.key(),
+                "limit": args.limit,
+                "seed": 0,
+                "cases": sizes,
+                "seconds": timings,
+                "rows": all_rows,
+            },
+            indent=2,
+            default=str,
+        ),
+        encoding="utf-8",
+    )
+    print(f"\nwritten to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

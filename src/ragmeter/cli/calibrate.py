@@ -1,0 +1,222 @@
+"""`ragmeter calibrate`: measure how well a judge agrees with human labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from ._app import app, fail, user_errors
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..calibrate import Calibration
+
+
+@app.command()
+def calibrate(
+    labels: Path = typer.Argument(
+        ..., help="Labelled cases: JSONL (or JSON, YAML, CSV) with a `labels` object per case."
+    ),
+    run_dir: Path = typer.Option(
+        None,
+        "--run",
+        help="Results of a run whose cases the labels refer to (by id): measure agreement on "
+        "them and give a prediction-powered estimate of each mean, without re-judging.",
+    ),
+    out: Path = typer.Option(
+        None, "--out", "-o", help="Directory for calibration.json (default: the --run dir)."
+    ),
+    judge: str = typer.Option(None, "--judge", "-j", help="Judge: local (default) or openai."),
+    model: str = typer.Option(None, "--model", "-m", help="Judge model (LLM judges)."),
+    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL."),
+    api_key_env: str = typer.Option(
+        None, "--api-key-env", help="Environment variable with the judge's API key."
+    ),
+    concurrency: int = typer.Option(None, "--concurrency", help="Judge calls at the same time."),
+    metric: list[str] = typer.Option(
+        None, "--metric", help="Only these metrics (repeatable; default: every labelled one)."
+    ),
+    threshold: float = typer.Option(
+        None, "--threshold", help="Decision threshold for binary labels (default: the judge's)."
+    ),
+    worst: int = typer.Option(5, "--worst", help="Worst disagreements to list per metric."),
+    cache_dir: Path = typer.Option(None, "--cache-dir", help="LLM call cache location."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the cache."),
+    config: Path = typer.Option(None, "--config", help="ragmeter.toml (default: found upwards)."),
+    store: bool = typer.Option(
+        True,
+        "--store/--no-store",
+        help="Remember the calibration under the judge's fingerprint so later runs report it.",
+    ),
+    json_out: bool = typer.Option(False, "--json", help="Print calibration.json to stdout."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Judge human-labelled cases and report how well the judge agrees with people.
+
+    Per metric: Spearman and Kendall for graded labels; AUROC, balanced accuracy and Cohen's
+    kappa for binary ones, each with a 95% bootstrap interval, and the worst disagreements.
+    Writes DIR/calibration.json and stores it with the judge's fingerprint, so reports of later
+    runs with the same judge show it. With --run, LABELS only needs `id` and `labels` per case.
+    """
+    from .. import calibrate as cal
+    from ..judges.base import METRICS
+
+    bad = [m for m in metric or [] if m not in METRICS]
+    if bad:
+        fail(f"unknown metric '{bad[0]}'; metrics: {', '.join(METRICS)}")
+    metrics = tuple(metric) if metric else None
+    with user_errors():
+        if run_dir is not None:
+            from ..labels import load_case_labels
+            from ..results import load_run
+
+            run = load_run(run_dir)
+            wanted = load_case_labels(labels)
+            if metrics:
+                wanted = {
+                    i: {m: v for m, v in lab.items() if m in metrics} for i, lab in wanted.items()
+                }
+            result = cal.calibrate_run(
+                run, wanted, threshold=threshold, worst=worst, labels_file=str(labels)
+            )
+            out_dir = out or (run_dir if run_dir.is_dir() else run_dir.parent)
+        else:
+            result = _judge_labels(
+                labels,
+                metrics,
+                threshold=threshold,
+                worst=worst,
+                progress=progress and not json_out,
+                settings_args={
+                    "judge": judge,
+                    "model": model,
+                    "base_url": base_url,
+                    "api_key_env": api_key_env,
+                    "concurrency": concurrency,
+                    "cache_dir": str(cache_dir) if cache_dir else None,
+                    "no_cache": no_cache,
+                },
+                config=config,
+            )
+            out_dir = out or Path("ragmeter-out/calibration")
+        path = cal.save_calibration(result, out_dir)
+        stored = cal.store_calibration(result) if store else None
+    if json_out:
+        typer.echo(result.model_dump_json(indent=2))
+        return
+    from rich.console import Console
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=120)
+    render_calibration(result, console)
+    console.print(f"\ncalibration written to {path}", markup=False)
+    if stored is not None:
+        console.print(f"stored for judge {result.judge_key} at {stored}", markup=False)
+
+
+def _judge_labels(
+    labels: Path,
+    metrics: tuple[str, ...] | None,
+    *,
+    threshold: float | None,
+    worst: int,
+    progress: bool,
+    settings_args: dict[str, object],
+    config: Path | None,
+) -> Calibration:
+    import asyncio
+
+    from .. import evaluation as api
+    from ..calibrate import calibrate_async
+    from ..labels import load_labelled_cases
+    from .progress import run_progress
+
+    settings = api.resolve_settings(config, **settings_args)
+    cases = load_labelled_cases(labels)
+    judge = api.build_judge(settings)
+
+    async def go(on_case: object) -> Calibration:
+        try:
+            return await calibrate_async(
+                cases,
+                judge,
+                metrics=metrics,  # type: ignore[arg-type]
+                concurrency=settings.concurrency,
+                threshold=threshold,
+                worst=worst,
+                labels_file=str(labels),
+                on_case=on_case,  # type: ignore[arg-type]
+            )
+        finally:
+            close = getattr(judge, "aclose", None)
+            if callable(close):
+                await close()
+
+    with run_progress(len(cases), judge, enabled=progress) as advance:
+        return asyncio.run(go(advance))
+
+
+def render_calibration(calibration: Calibration, console: Console) -> None:
+    """The readable calibration report."""
+    from rich.table import Table
+
+    judge = calibration.judge
+    console.print(
+        f"[bold]ragmeter calibrate[/bold] · judge: {judge.kind} ({judge.model}) · "
+        f"{calibration.n_cases} labelled cases"
+    )
+    table = Table(title="Agreement with people (95% bootstrap interval)", title_justify="left")
+    for column in ("metric", "labels", "n", "measure", "value", "95% CI", "unscored"):
+        right = column in ("n", "value", "unscored")
+        table.add_column(column, justify="right" if right else "left")
+    for name, part in calibration.metrics.items():
+        kind = part.kind if part.threshold is None else f"binary, judge ≥ {part.threshold:g}"
+        for i, m in enumerate(part.measures):
+            table.add_row(
+                name if i == 0 else "",
+                kind if i == 0 else "",
+                str(part.n) if i == 0 else "",
+                m.name,
+                "—" if m.value is None else f"{m.value:.3f}",
+                "—" if m.ci is None else f"[{m.ci[0]:.2f}, {m.ci[1]:.2f}]",
+                str(part.n_unscored) if i == 0 else "",
+            )
+    console.print(table)
+    if calibration.estimates:
+        est = Table(title="Prediction-powered estimate of each mean", title_justify="left")
+        for column in ("metric", "judge mean", "PPI mean", "95% CI", "labels only", "n", "N"):
+            est.add_column(column, justify="left" if column == "metric" else "right")
+        for name, e in calibration.estimates.items():
+            only = f"{e.labels_mean:.3f}"
+            if e.labels_ci:
+                only += f" [{e.labels_ci[0]:.2f}, {e.labels_ci[1]:.2f}]"
+            est.add_row(
+                name,
+                f"{e.judge_mean:.3f}",
+                f"{e.mean:.3f}",
+                f"[{e.ci[0]:.3f}, {e.ci[1]:.3f}]",
+                only,
+                str(e.n_labelled),
+                str(e.n_unlabelled),
+            )
+        console.print(est)
+        console.print(
+            "judge mean: raw, over every scored case · PPI mean: the judge's mean corrected by "
+            "its bias on the labelled cases (n labelled, N unlabelled)",
+            style="dim",
+        )
+    for name, part in calibration.metrics.items():
+        if not part.disagreements:
+            continue
+        console.print(f"\n[bold]{name}[/bold]: worst disagreements (human vs judge)")
+        for d in part.disagreements:
+            console.print(
+                f"  {d.case_id}: human {d.human:.2f} · judge {d.judge:.2f} · {d.question}",
+                markup=False,
+            )
+            if d.reason:
+                console.print(f"      {d.reason}", style="dim", markup=False)
