@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.ragmeter-installed
 
-.PHONY: demo test lint venv clean
+.PHONY: demo test lint bench venv clean
 
 venv: $(STAMP)
 
@@ -22,6 +22,14 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# Benchmarks print a table and write bench/results/*.json. vs_ragas.py builds its own
+# bench/.venv-ragas (ragas==0.4.3) the first time; nothing else leaves this machine.
+bench: $(STAMP)
+	$(BIN)/python bench/scale.py
+	$(BIN)/python bench/vs_ragas.py
+	$(BIN)/python bench/llm_judge_costs.py
+	$(BIN)/python bench/gate_error_rates.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench examples

@@ -141,6 +141,8 @@ def _session_options():  # -> onnxruntime.SessionOptions
     opts.inter_op_num_threads = 1
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     opts.log_severity_level = 3
+    # Idle worker threads would otherwise spin and keep both cores busy between embeddings.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return opts
 
 
