@@ -3,12 +3,13 @@ the local judge's throughput.
 
     .venv/bin/python bench/scale.py [--sizes 50 500 5000] [--latency 0.02] [--concurrency 64]
 
-Each size runs in its own process (so peak RSS, ``ru_maxrss``, is that run's alone) with a fresh
-cache; then the 50-case run is repeated on its cache (a cached re-run: no calls expected). Cases
-are the demo set's answered cases with the demo pipeline's 5 contexts, cycled, each copy's
-question numbered so no prompt repeats. The local judge is timed on the demo set (99 cases, the
-demo pipeline's default outputs) after its model is loaded: the first pass embeds every text
-(the throughput reported), later passes reuse the embedder's vectors (reported as warm). Writes
+Each size runs in its own process (so peak RSS, ``ru_maxrss``, is that run's alone) with a
+fresh cache, reading its eval set (questions, contexts, answers) from a JSONL file; then the
+50-case run is repeated on its cache (a cached re-run: no calls expected). Cases are the demo
+set's answered cases with the demo pipeline's 5 contexts, cycled, each copy's question numbered
+so no prompt repeats. The local judge is timed on the demo set (99 cases, the demo pipeline's
+default outputs) after its model is loaded: the first pass embeds every text (the throughput
+reported), later passes reuse the embedder's vectors (reported as warm). Writes
 bench/results/scale.json.
 """
 
@@ -31,7 +32,11 @@ HERE = Path(__file__).resolve().parent
 
 
 def child_llm(args: argparse.Namespace) -> dict[str, Any]:
-    cases = synthetic_cases(args.cases, top_k=5)
+    from ragmeter.cases import load_cases
+
+    # The eval set is read from a file, as `ragmeter run --cases F` does; the demo pipeline
+    # that produced its answers ran in the parent, so its index is not in this process.
+    cases = load_cases(args.cases_file)
     out = run_ragmeter(cases, args.base_url, concurrency=args.concurrency,
                        cache_path=Path(args.cache))
     stats = out["judge_stats"]
@@ -87,9 +92,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--child", choices=["llm", "local"], help=argparse.SUPPRESS)
-    parser.add_argument("--cases", type=int, default=50, help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     parser.add_argument("--cache", help=argparse.SUPPRESS)
+    parser.add_argument("--cases-file", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child == "llm":
         print(json.dumps(child_llm(args)))
@@ -105,11 +110,18 @@ def main() -> None:
         for n in [*args.sizes, "cached"]:
             size = args.sizes[0] if n == "cached" else int(n)
             cache = Path(tmp) / f"cache-{size}.sqlite"
+            cases_file = Path(tmp) / f"cases-{size}.jsonl"
+            if not cases_file.exists():
+                cases_file.write_text(
+                    "".join(c.model_dump_json(exclude_defaults=True) + "\n"
+                            for c in synthetic_cases(size, top_k=5)),
+                    encoding="utf-8",
+                )
             server.reset()
             print(f"ragmeter on {size} cases{' (cached re-run)' if n == 'cached' else ''} ...",
                   flush=True)
-            result = spawn("--child", "llm", "--cases", str(size), "--cache", str(cache),
-                           *common)
+            result = spawn("--child", "llm", "--cases-file", str(cases_file),
+                           "--cache", str(cache), *common)
             load = server.summary()
             calls = load["chat_calls"] + load["embedding_calls"]
             rows.append({

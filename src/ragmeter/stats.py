@@ -28,10 +28,7 @@ def bootstrap_ci(
         return None
     import numpy as np
 
-    data = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(data), size=(resamples, len(data)))
-    means = data[idx].mean(axis=1)
+    means = _rng_means(values, resamples, seed)
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(means, [alpha, 1.0 - alpha])
     return (float(low), float(high))
@@ -46,13 +43,22 @@ def histogram(values: Sequence[float], bins: int = 10) -> list[int]:
 
 
 def _rng_means(data: object, resamples: int, seed: int) -> object:
-    """Bootstrap means of the rows of `data` (cases on the last axis), one per resample."""
+    """Bootstrap means of the rows of `data` (cases on the last axis), one per resample.
+
+    Resamples are drawn in blocks of about a million indices so memory stays flat on large
+    runs; the generator's stream is the same as one big draw, so results do not change.
+    """
     import numpy as np
 
     arr = np.asarray(data, dtype=float)
+    n = arr.shape[-1]
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, arr.shape[-1], size=(resamples, arr.shape[-1]))
-    return arr[..., idx].mean(axis=-1)
+    block = max(1, 1_000_000 // max(1, n))
+    parts = []
+    for start in range(0, resamples, block):
+        idx = rng.integers(0, n, size=(min(block, resamples - start), n))
+        parts.append(arr[..., idx].mean(axis=-1))
+    return np.concatenate(parts, axis=-1)
 
 
 def paired_differences(
