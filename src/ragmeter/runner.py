@@ -89,7 +89,11 @@ def _start_result(
 
 
 async def _judge_result(
-    result: CaseResult, judge: Judge, metrics: tuple[MetricName, ...], repeats: int
+    case: Case,
+    result: CaseResult,
+    judge: Judge,
+    metrics: tuple[MetricName, ...],
+    repeats: int,
 ) -> CaseResult:
     """Fill ``result.metrics`` (and ``repeats``) from the judge, or unscored on a pipeline
     error."""
@@ -97,16 +101,7 @@ async def _judge_result(
         reason = f"pipeline error: {result.pipeline_error}"
         result.metrics = {m: MetricResult.unscored(m, reason) for m in metrics}
         return result
-    sample = Sample(
-        case_id=result.id,
-        question=result.question,
-        history=result.history,
-        ground_truth=result.ground_truth,
-        contexts=result.contexts,
-        answer=result.answer,
-        category=result.category,
-        lang=result.lang,
-    )
+    sample = build_sample(case, result.contexts, result.answer, result.lang)
     result.metrics = await _judge(judge, sample, metrics)
     if repeats > 1:
         scores = {m: [result.metrics[m].score] for m in metrics}
@@ -129,7 +124,7 @@ async def evaluate_case(
 ) -> CaseResult:
     """Run the pipeline on one case and judge its output (`repeats` times when > 1)."""
     result = _start_result(case, lang, *await _run_pipeline(pipeline, case))
-    return await _judge_result(result, judge, metrics, repeats)
+    return await _judge_result(case, result, judge, metrics, repeats)
 
 
 JUDGE_WINDOW = 4
@@ -166,7 +161,7 @@ async def evaluate_async(
         async with in_judge:
             async with in_pipeline:
                 result = _start_result(case, lang, *await _run_pipeline(pipeline, case))
-            result = await _judge_result(result, judge, metrics, repeats)
+            result = await _judge_result(case, result, judge, metrics, repeats)
         if on_case is not None:
             on_case(result)
         return result
