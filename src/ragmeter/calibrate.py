@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +21,7 @@ from ._version import __version__
 from .agreement import DEFAULT_RESAMPLES, Measure, binary_measures, graded_measures
 from .judges.base import METRICS, Judge, JudgeFingerprint, MetricName, MetricResult
 from .labels import LabelKind, LabelledCase, label_kind, labelled_metrics
+from .paths import cache_root
 from .ppi import PPIEstimate, ppi_mean
 from .results import CalibrationNote, CaseResult, RunResult, write_atomic
 
@@ -283,9 +283,7 @@ def calibrate_run(
 
 def calibrations_dir() -> Path:
     """``$RAGMETER_CACHE_DIR/calibrations``, else ``~/.cache/ragmeter/calibrations``."""
-    base = os.environ.get("RAGMETER_CACHE_DIR")
-    root = Path(base).expanduser() if base else Path.home() / ".cache" / "ragmeter"
-    return root / "calibrations"
+    return cache_root() / "calibrations"
 
 
 def save_calibration(calibration: Calibration, out_dir: str | Path) -> Path:

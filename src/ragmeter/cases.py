@@ -15,6 +15,7 @@ from .records import (
     CASE_ALIASES,
     FORMATS,
     Record,
+    normalize_common_fields,
     read_records,
     record_fields,
     validate_record,
@@ -125,16 +126,7 @@ def _case_from_record(path: Path, record: Record) -> tuple[Case, bool]:
     assigned = "id" not in data
     if assigned:
         data["id"] = str(record.number)
-    elif isinstance(data["id"], int) and not isinstance(data["id"], bool):
-        data["id"] = str(data["id"])
-    history = data.get("history")
-    if isinstance(history, list) and any(isinstance(t, str) for t in history):
-        data["history"] = [
-            {"role": "user" if i % 2 == 0 else "assistant", "content": t}
-            if isinstance(t, str)
-            else t
-            for i, t in enumerate(history)
-        ]
+    normalize_common_fields(data)
     question = data.get("question")
     if question is None or (isinstance(question, str) and not question.strip()):
         state = "missing" if question is None else "empty"

@@ -21,8 +21,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._exceptions import CaseFileError
-from .cases import CASE_ALIASES, Case, Record, read_records, record_fields, validate_record
+from .cases import Case
 from .judges.base import METRICS, Lang, MetricName, Turn
+from .records import (
+    CASE_ALIASES,
+    Record,
+    normalize_common_fields,
+    read_records,
+    record_fields,
+    validate_record,
+)
 
 LabelKind = Literal["binary", "graded"]
 
@@ -135,16 +143,7 @@ def _from_record(path: Path, record: Record, model: type[BaseModel]) -> Any:
                 field="id",
             )
         data["id"] = str(record.number)
-    elif isinstance(data["id"], int) and not isinstance(data["id"], bool):
-        data["id"] = str(data["id"])
-    history = data.get("history")
-    if isinstance(history, list) and any(isinstance(t, str) for t in history):
-        data["history"] = [
-            {"role": "user" if i % 2 == 0 else "assistant", "content": t}
-            if isinstance(t, str)
-            else t
-            for i, t in enumerate(history)
-        ]
+    normalize_common_fields(data)
     data["labels"] = _check_labels(path, record, data.get("labels"))
     return validate_record(path, record, model, data, renamed)
 

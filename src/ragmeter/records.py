@@ -135,6 +135,21 @@ def record_fields(
     return data, renamed
 
 
+def normalize_common_fields(data: dict[str, Any]) -> None:
+    """In place: a whole-number `id` becomes text, and a `history` given as plain strings
+    becomes alternating user / assistant turns."""
+    if isinstance(data.get("id"), int) and not isinstance(data["id"], bool):
+        data["id"] = str(data["id"])
+    history = data.get("history")
+    if isinstance(history, list) and any(isinstance(t, str) for t in history):
+        data["history"] = [
+            {"role": "user" if i % 2 == 0 else "assistant", "content": t}
+            if isinstance(t, str)
+            else t
+            for i, t in enumerate(history)
+        ]
+
+
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 

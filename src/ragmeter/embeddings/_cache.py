@@ -17,6 +17,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..paths import cache_root
+
 logger = logging.getLogger(__name__)
 
 #: Bump when the graph changes so stale cached graphs are not reused.
@@ -26,9 +28,7 @@ _HASHED_PREFIX = 1 << 20
 
 def models_cache_dir() -> Path:
     """``$RAGMETER_CACHE_DIR/models``, or ``~/.cache/ragmeter/models`` by default."""
-    root = os.environ.get("RAGMETER_CACHE_DIR")
-    base = Path(root).expanduser() if root else Path.home() / ".cache" / "ragmeter"
-    return base / "models"
+    return cache_root() / "models"
 
 
 def weights_fingerprint(weights_file: Path) -> str:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..paths import cache_root
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -43,9 +44,7 @@ CREATE TABLE IF NOT EXISTS capabilities (
 
 def default_cache_path() -> Path:
     """``$RAGMETER_CACHE_DIR/llm.sqlite``, else ``~/.cache/ragmeter/llm.sqlite``."""
-    base = os.environ.get("RAGMETER_CACHE_DIR")
-    root = Path(base).expanduser() if base else Path.home() / ".cache" / "ragmeter"
-    return root / "llm.sqlite"
+    return cache_root() / "llm.sqlite"
 
 
 def cache_key(payload: dict[str, object]) -> str:
