@@ -1,8 +1,8 @@
 """LLM judges: the four metrics through any OpenAI-compatible endpoint."""
 
+from ..rules import average_precision
 from .config import EmbeddingEndpoint, LLMJudgeConfig
 from .judge import OpenAIJudge, build_llm_judge
-from .precision import average_precision
 
 __all__ = [
     "EmbeddingEndpoint",

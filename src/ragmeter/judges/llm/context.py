@@ -16,10 +16,6 @@ from .prompts import load_prompt, render, sample_fields
 
 M = TypeVar("M", bound=BaseModel)
 
-NO_GROUND_TRUTH = "no ground truth"
-OUT_OF_SCOPE = "not applicable: out-of-scope case"
-REFUSAL = "refusal: answer has no claims"
-NO_CONTEXTS = "no contexts retrieved"
 
 
 def messages_for(sample: Sample, prompt: str, **extra: object) -> list[dict[str, str]]:

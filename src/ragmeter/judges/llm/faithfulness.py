@@ -7,7 +7,8 @@ contexts (given once). Contradicted and not-verifiable claims both count as unsu
 from __future__ import annotations
 
 from ..base import ClaimVerdict, Evidence, MetricResult, Sample, Span
-from .context import REFUSAL, JudgeContext, Spend, check_chunk_refs, check_indices
+from ..rules import REFUSAL
+from .context import JudgeContext, Spend, check_chunk_refs, check_indices
 from .prompts import fence
 from .schemas import FaithfulnessClaims, FaithfulnessVerdicts
 

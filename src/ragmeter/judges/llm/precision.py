@@ -7,10 +7,8 @@ the mean of precision@k over the ranks k of useful chunks (0 when none is useful
 from __future__ import annotations
 
 from ..base import ChunkVerdict, Evidence, MetricResult, Sample
+from ..rules import NO_CONTEXTS_NOTE, average_precision, retrieval_not_applicable
 from .context import (
-    NO_CONTEXTS,
-    NO_GROUND_TRUTH,
-    OUT_OF_SCOPE,
     JudgeContext,
     Spend,
     check_indices,
@@ -20,25 +18,13 @@ from .schemas import ContextPrecisionVerdicts
 METRIC = "context_precision"
 
 
-def average_precision(useful: list[bool]) -> float:
-    """Mean of precision@k over the ranks k (1-based) of useful items; 0 when none is."""
-    hits = 0
-    total = 0.0
-    for k, ok in enumerate(useful, start=1):
-        if ok:
-            hits += 1
-            total += hits / k
-    return total / hits if hits else 0.0
-
 
 async def judge_context_precision(ctx: JudgeContext, sample: Sample) -> MetricResult:
     spend = Spend()
-    if sample.category == "out_of_scope":
-        return spend.unscored(METRIC, OUT_OF_SCOPE)
-    if not sample.ground_truth.strip():
-        return spend.unscored(METRIC, NO_GROUND_TRUTH)
+    if (reason := retrieval_not_applicable(sample)) is not None:
+        return spend.unscored(METRIC, reason)
     if not sample.contexts:
-        return spend.unscored(METRIC, NO_CONTEXTS)
+        return spend.scored(METRIC, 0.0, Evidence(notes=[NO_CONTEXTS_NOTE]))
     n = len(sample.contexts)
 
     def check(out: ContextPrecisionVerdicts) -> str | None:

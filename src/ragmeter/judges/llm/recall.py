@@ -6,7 +6,8 @@ One call splits the reference answer into points and attributes each to chunk in
 from __future__ import annotations
 
 from ..base import Evidence, MetricResult, PointVerdict, Sample
-from .context import NO_GROUND_TRUTH, OUT_OF_SCOPE, JudgeContext, Spend, check_chunk_refs
+from ..rules import NO_CONTEXTS_NOTE, retrieval_not_applicable
+from .context import JudgeContext, Spend, check_chunk_refs
 from .schemas import ContextRecallPoints
 
 METRIC = "context_recall"
@@ -14,12 +15,10 @@ METRIC = "context_recall"
 
 async def judge_context_recall(ctx: JudgeContext, sample: Sample) -> MetricResult:
     spend = Spend()
-    if sample.category == "out_of_scope":
-        return spend.unscored(METRIC, OUT_OF_SCOPE)
-    if not sample.ground_truth.strip():
-        return spend.unscored(METRIC, NO_GROUND_TRUTH)
+    if (reason := retrieval_not_applicable(sample)) is not None:
+        return spend.unscored(METRIC, reason)
     if not sample.contexts:
-        return spend.scored(METRIC, 0.0, Evidence(notes=["no contexts retrieved"]))
+        return spend.scored(METRIC, 0.0, Evidence(notes=[NO_CONTEXTS_NOTE]))
     n = len(sample.contexts)
 
     def check(out: ContextRecallPoints) -> str | None:

@@ -1,9 +1,9 @@
 """The offline local judge: four metrics from lexical, numeric and embedding evidence."""
 
+from ..rules import average_precision
 from .abstention import is_abstention, is_filler, is_hedge
 from .claims import Segment, is_refusal, segment, split_claims
 from .judge import LocalJudge
-from .precision import average_precision
 from .settings import LocalSettings
 
 __all__ = [

@@ -7,6 +7,7 @@ below a low one), so the score stays a share of supported claims with finer grad
 from __future__ import annotations
 
 from ..base import ClaimVerdict, Evidence, MetricResult
+from ..rules import EMPTY_ANSWER, REFUSAL
 from .combine import ClaimEvidence, Combination, claim_evidence, load_combination
 from .view import SampleView
 
@@ -15,12 +16,12 @@ def score_faithfulness(view: SampleView) -> MetricResult:
     """Split the answer into claims and check each against its best evidence window."""
     metric = "faithfulness"
     if not view.sample.answer.strip():
-        return MetricResult.unscored(metric, "empty answer")
+        return MetricResult.unscored(metric, EMPTY_ANSWER)
     roles = {s.role for s in view.segments}
     if not view.claims:
         if "abstention" in roles:
             evidence = Evidence(abstained=True, notes=["the answer abstains"])
-            return MetricResult.unscored(metric, "refusal: answer has no claims", evidence=evidence)
+            return MetricResult.unscored(metric, REFUSAL, evidence=evidence)
         return MetricResult.unscored(
             metric, "answer has no claims", evidence=Evidence(notes=_role_notes(roles))
         )

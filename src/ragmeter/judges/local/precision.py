@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..base import ChunkVerdict, Evidence, MetricResult
+from ..rules import NO_CONTEXTS_NOTE, average_precision
 from .alignment import align
 from .features import numbers, statement_keys
 from .recall import retrieval_unscored
@@ -10,16 +11,6 @@ from .view import SampleView
 
 _PREVIEW = 160
 
-
-def average_precision(useful: list[bool]) -> float:
-    """RAGAS rank-weighted precision: sum_k precision@k * v_k / number of useful chunks."""
-    hits = 0
-    total = 0.0
-    for k, is_useful in enumerate(useful, start=1):
-        if is_useful:
-            hits += 1
-            total += hits / k
-    return total / hits if hits else 0.0
 
 
 def score_context_precision(view: SampleView) -> MetricResult:
@@ -30,7 +21,7 @@ def score_context_precision(view: SampleView) -> MetricResult:
     contexts = view.sample.contexts
     if not contexts:
         return MetricResult(
-            metric=metric, score=0.0, evidence=Evidence(notes=["no contexts were retrieved"])
+            metric=metric, score=0.0, evidence=Evidence(notes=[NO_CONTEXTS_NOTE])
         )
     settings = view.settings
     index = view.index

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from ..base import Evidence, MetricName, MetricResult, PointVerdict
+from ..rules import NO_CONTEXTS_NOTE, retrieval_not_applicable
 from .alignment import align
 from .view import SampleView
 
 
 def retrieval_unscored(view: SampleView, metric: MetricName) -> MetricResult | None:
     """The unscored result of a retrieval metric, when it does not apply."""
-    if view.out_of_scope:
-        return MetricResult.unscored(metric, "not applicable: out-of-scope case")
-    if not view.sample.ground_truth.strip():
-        return MetricResult.unscored(metric, "no ground truth")
-    return None
+    reason = retrieval_not_applicable(view.sample)
+    return None if reason is None else MetricResult.unscored(metric, reason)
 
 
 def score_context_recall(view: SampleView) -> MetricResult:
@@ -27,9 +25,9 @@ def score_context_recall(view: SampleView) -> MetricResult:
     notes = []
     verdicts = []
     if not view.sample.contexts:
-        notes.append("no contexts were retrieved")
+        notes.append(NO_CONTEXTS_NOTE)
         verdicts = [
-            PointVerdict(point=p, supported=False, reason="no contexts were retrieved")
+            PointVerdict(point=p, supported=False, reason=NO_CONTEXTS_NOTE)
             for p in view.points
         ]
     for point in view.points if view.sample.contexts else []:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...text import Lang, char_ngrams, is_stopword, stem, tokenize
 from ..base import Evidence, MetricResult
+from ..rules import EMPTY_ANSWER
 from .features import passage_keys, word_similarity
 from .view import SampleView, last_user_turn
 
@@ -71,7 +72,7 @@ def score_answer_relevancy(view: SampleView) -> MetricResult:
     metric = "answer_relevancy"
     answer = view.sample.answer.strip()
     if not answer:
-        return MetricResult.unscored(metric, "empty answer")
+        return MetricResult.unscored(metric, EMPTY_ANSWER)
     roles = [s.role for s in view.segments]
     refused = "abstention" in roles and "claim" not in roles
     deflected = "claim" not in roles and "hedge" in roles

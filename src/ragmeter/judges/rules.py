@@ -1,0 +1,41 @@
+"""Rules every judge applies the same way, so local and LLM verdicts mean the same thing.
+
+The unscored reasons are the words reports count and group by; the retrieval metrics share
+when they apply; context precision is RAGAS's rank-weighted average precision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .base import Sample
+
+NO_GROUND_TRUTH = "no ground truth"
+OUT_OF_SCOPE = "not applicable: out-of-scope case"
+REFUSAL = "refusal: answer has no claims"
+EMPTY_ANSWER = "empty answer"
+NO_CONTEXTS_NOTE = "no contexts were retrieved"
+
+
+def retrieval_not_applicable(sample: Sample) -> str | None:
+    """Why context recall and precision cannot be scored for `sample`, or None when they can.
+
+    An out-of-scope case has nothing to retrieve; without a reference answer there is nothing
+    to measure retrieval against. Empty contexts on a case that has both score 0.
+    """
+    if sample.category == "out_of_scope":
+        return OUT_OF_SCOPE
+    if not sample.ground_truth.strip():
+        return NO_GROUND_TRUTH
+    return None
+
+
+def average_precision(useful: Sequence[bool]) -> float:
+    """Mean of precision@k over the ranks k (1-based) of useful chunks; 0 when none is."""
+    hits = 0
+    total = 0.0
+    for k, is_useful in enumerate(useful, start=1):
+        if is_useful:
+            hits += 1
+            total += hits / k
+    return total / hits if hits else 0.0
