@@ -7,8 +7,11 @@
    (bench/meta/out/claim_features.json; --refresh recomputes it).
 2. Fits a logistic regression (numpy, Newton steps, L2) from claim features to the answer's
    human label: every claim inherits its answer's label, weighted so that each answer counts
-   once and each data set counts equally. Claims a rule decided (conflicting number or
-   negation, unknown number or name: 0; nearly all key words in one window: 1) are left out.
+   once and each data set counts equally. Evidence features keep their sign (more coverage or
+   similarity never lowers the probability; see SIGNS). Claims a rule decided (conflicting
+   number or negation, a number found nowhere: 0; every key word in one window: 1) are left
+   out. A claim's credit rises from 0 to 1 between the 5th and 95th percentiles of the fitted
+   probabilities (so full credit is reachable without a rule).
 3. The answer's score is the mean claim credit, as in the judge. It reports per set, in-sample
    (fit on all sets) and leave-one-dataset-out (fit on the others): Spearman for graded labels,
    AUROC and balanced accuracy (score ≥ 0.5) for binary ones.
@@ -54,7 +57,9 @@ CACHE = DEFAULT_OUT / "claim_features.json"
 WEIGHTS = HERE.parents[1] / "src" / "ragmeter" / "judges" / "local" / "weights"
 WEIGHTS = WEIGHTS / "faithfulness.json"
 REPORT = HERE.parent / "results" / "meta_fit.json"
-CREDIT_LOW, CREDIT_HIGH, L2 = 0.25, 0.75, 1.0
+CREDIT_LOW: float | None = None
+CREDIT_HIGH: float | None = None
+CREDIT_QUANTILE, L2 = 0.05, 10.0
 
 
 def extract(limit: int, data: Path) -> list[dict[str, Any]]:
@@ -105,34 +110,63 @@ def design(answers: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.nd
     return np.asarray(rows, dtype=float), np.asarray(targets), w / w.sum() * len(w)
 
 
+SIGNS = {
+    "support": 1, "lexical": 1, "coverage_all": 1, "missing_words": -1, "window_missing": -1,
+    "near_miss": -1, "similarity": 1, "misplaced_number": -1, "missing_name": -1,
+}
+"""Signs the evidence must keep (more support never lowers the probability); the other
+features are free."""
+
+
 def fit(answers: list[dict[str, Any]]) -> dict[str, Any]:
-    """Standardise, then Newton steps on the weighted logistic loss with an L2 penalty."""
+    """Standardise, then Newton steps on the weighted logistic loss with an L2 penalty, the
+    coefficients of :data:`SIGNS` held to their sign (active set: a coefficient at zero whose
+    gradient pushes it across stays at zero)."""
     x, y, w = design(answers)
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale < 1e-9] = 1.0
     z = np.hstack([np.ones((len(x), 1)), (x - mean) / scale])
+    sign = np.asarray([0] + [SIGNS.get(name, 0) for name in FEATURES], dtype=float)
     beta = np.zeros(z.shape[1])
     penalty = np.full(z.shape[1], L2)
     penalty[0] = 0.0
-    for _ in range(50):
+    for _ in range(200):
         p = 1 / (1 + np.exp(-np.clip(z @ beta, -30, 30)))
         grad = z.T @ (w * (p - y)) + penalty * beta
         hess = (z * (w * p * (1 - p))[:, None]).T @ z + np.diag(penalty + 1e-9)
-        step = np.linalg.solve(hess, grad)
-        beta -= step
-        if np.abs(step).max() < 1e-8:
+        stuck = (sign != 0) & (beta * sign <= 0) & (grad * sign > 0)
+        free = ~stuck
+        step = np.zeros_like(beta)
+        step[free] = np.linalg.solve(hess[np.ix_(free, free)], grad[free])
+        new = beta - step
+        wrong = (sign != 0) & (new * sign < 0)
+        new[wrong] = 0.0
+        if np.abs(new - beta).max() < 1e-8:
+            beta = new
             break
+        beta = new
+    low, high = CREDIT_LOW, CREDIT_HIGH
+    if low is None or high is None:
+        p = 1 / (1 + np.exp(-np.clip(z @ beta, -30, 30)))
+        low = _weighted_quantile(p, w, CREDIT_QUANTILE)
+        high = _weighted_quantile(p, w, 1 - CREDIT_QUANTILE)
     return {
         "features": list(FEATURES),
         "mean": mean.round(6).tolist(),
         "scale": scale.round(6).tolist(),
         "coef": beta[1:].round(6).tolist(),
         "intercept": round(float(beta[0]), 6),
-        "credit_low": CREDIT_LOW,
-        "credit_high": CREDIT_HIGH,
-        "threshold": 0.5,
+        "credit_low": round(float(low), 4),
+        "credit_high": round(float(high), 4),
+        "threshold": round(float(low + high) / 2, 4),  # supported once credit reaches 1/2
     }
+
+
+def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    order = np.argsort(values)
+    cumulative = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cumulative, q * cumulative[-1])])
 
 
 def answer_scores(model: dict[str, Any], answers: list[dict[str, Any]]) -> np.ndarray:
@@ -148,7 +182,8 @@ def answer_scores(model: dict[str, Any], answers: list[dict[str, Any]]) -> np.nd
                 continue
             z = model["intercept"] + float(((np.asarray(f) - mean) / scale) @ coef)
             p = 1 / (1 + np.exp(-np.clip(z, -30, 30)))
-            credits.append(float(np.clip((p - CREDIT_LOW) / (CREDIT_HIGH - CREDIT_LOW), 0, 1)))
+            low, high = model["credit_low"], model["credit_high"]
+            credits.append(float(np.clip((p - low) / (high - low), 0, 1)))
         out.append(sum(credits) / len(credits))
     return np.asarray(out)
 
@@ -199,6 +234,15 @@ def print_report(metrics: dict[str, Any], counts: dict[str, int]) -> None:
             )
 
 
+def _credit_note() -> str:
+    if CREDIT_LOW is not None and CREDIT_HIGH is not None:
+        return f"credit from 0 to 1 between probabilities {CREDIT_LOW} and {CREDIT_HIGH}"
+    return (
+        f"credit from 0 to 1 between the {CREDIT_QUANTILE:.0%} and {1 - CREDIT_QUANTILE:.0%} "
+        "quantiles of the fitted probabilities"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -234,7 +278,8 @@ def main() -> None:
             "subsample": f"at most {args.limit} cases per set, random.Random(0)",
             "model": "logistic regression on standardised claim features; claims inherit "
                      "their answer's label; each answer and each set weighted equally; "
-                     f"L2 {L2}; rule-decided claims excluded",
+                     f"L2 {L2}; evidence signs constrained ({', '.join(sorted(SIGNS))}); "
+                     f"rule-decided claims excluded; {_credit_note()}",
             "cv_scheme": "leave-one-dataset-out",
             "metrics": metrics,
         },

@@ -13,6 +13,9 @@ from .settings import LocalSettings
 from .vectors import Vectors
 
 _CLAUSE_RE = re.compile(r"[，,；;：:]|\s+(?:but|while|whereas|although)\s+")
+_CONTEXT_CLAUSE_RE = re.compile(
+    r"[，,；;：:\n]|\s+(?:but|while|whereas|although)\s+|(?<=[a-z)]) (?=[A-Z][a-z])"
+)
 
 _DURATIONS = frozenset({"second", "minute", "hour", "day", "week", "month", "year"})
 
@@ -49,8 +52,15 @@ class Alignment:
     part: int | None = None
     """Which sentence of the window the verdict rests on (None: the whole window)."""
     hard: bool = False
-    """Whether a rule decided the label (a conflicting number or negation, a number or name
-    found nowhere), rather than the strength of the support."""
+    """Whether a rule decided the label (a conflicting number or negation, a number found
+    nowhere), rather than the strength of the support."""
+    best_similarity: float | None = None
+    """Highest cosine of the statement with any embedded window (English, with MiniLM)."""
+    misplaced_numbers: int = 0
+    """Numbers found in the contexts but not in the best window (evidence, not a rule)."""
+    missing_names: int = 0
+    """Name-like words the contexts never mention (evidence, not a rule: headings and
+    paraphrased names make it noisy)."""
 
     @property
     def chunk(self) -> int | None:
@@ -167,6 +177,8 @@ def align(
     _, i, lexical, sim = best
     window = index.windows[i]
     found = Alignment("supported", "", window, lexical, sim, min(1.0, settings.blend(lexical, sim)))
+    embedded = [s for j, _ in candidates if (s := sims[j]) is not None]
+    found.best_similarity = max(embedded) if embedded else None
     key_cov = coverage(keys, window.keys)
     part_index = max(
         range(len(window.parts)),
@@ -189,16 +201,15 @@ def align(
         return found
     window_values = {m.value for m in window.numbers}
     elsewhere = [n.value for n in nums if n.value not in window_values]
+    missing = [n for n in names(statement) if n.lower() not in index.lowered]
+    found.misplaced_numbers, found.missing_names = len(elsewhere), len(missing)
     if elsewhere:
         found.label = "not_verifiable"
         found.reason = f"the number {elsewhere[0]} is not in the passage that matches it"
-        found.hard = True
         return found
-    missing = [n for n in names(statement) if n.lower() not in index.lowered]
     if missing:
         found.label = "not_verifiable"
         found.reason = f"'{missing[0]}' is never mentioned in the contexts"
-        found.hard = True
         return found
     if found.support < settings.support_threshold:
         found.label = "not_verifiable"
@@ -246,13 +257,17 @@ def _negation_conflict(
     statement: str, part: str, lang: Lang, settings: LocalSettings
 ) -> str | None:
     """A clause of the statement whose best-matching context clause has the opposite polarity."""
-    clauses = [c for c in _CLAUSE_RE.split(part) if c.strip()]
+    # Lists glued without punctuation ("... trial court Whether this ...") split at capitals.
+    clauses = [c for c in _CONTEXT_CLAUSE_RE.split(part) if c.strip()]
     for piece in _CLAUSE_RE.split(statement):
         keys = statement_keys(piece, lang)
         if not keys:
             continue
         clause = max(clauses, key=lambda c: coverage(keys, passage_keys(c, lang)))
         if coverage(keys, passage_keys(clause, lang)) < settings.negation_overlap:
+            continue
+        # ... and the context clause must say the same thing, not just contain those words
+        if coverage(statement_keys(clause, lang), passage_keys(piece, lang)) < 0.5:
             continue
         claim_neg, context_neg = negated(piece, lang), negated(clause, lang)
         if claim_neg != context_neg:

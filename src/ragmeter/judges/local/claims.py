@@ -31,6 +31,7 @@ _SUBJECTS_EN = frozenset(
 _COORD_EN = re.compile(r",\s+(?:and|but|while|whereas|so|although|though)\s+", re.IGNORECASE)
 _COORD_ZH = re.compile(r"[，,](?=(?:但是?|而且?|并且|不过|同时|另外|此外|然而))")
 _SEMI = re.compile(r"[;；]\s*")
+_HEADING = re.compile(r"^\*{1,2}[^*\n\d]{1,80}\*\*\s*[:：]?\s*(?=\S)")
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,8 @@ def _role(text: str) -> Role:
         return "hedge"
     if text.rstrip().endswith(("?", "？")):
         return "question"
+    if text.rstrip(" *").endswith((":", "：")):
+        return "filler"  # an introduction ("Here are the steps:") or a heading
     return "claim"
 
 
@@ -116,7 +119,7 @@ def segment(text: str, lang: Lang) -> tuple[Segment, ...]:
     segments = []
     for sentence in split_sentences(text, lang):
         for piece in _split_sentence(sentence, lang):
-            piece = _strip_lead_in(piece.strip(), lang)
+            piece = _strip_lead_in(_HEADING.sub("", piece.strip(), count=1), lang)
             if not content_words(piece, lang) and not re.search(r"\d", piece):
                 continue
             segments.append(Segment(piece, _role(piece)))

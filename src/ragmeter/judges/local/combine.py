@@ -1,9 +1,11 @@
 """The fitted combination of claim evidence: a logistic regression shipped as a JSON file.
 
-Each claim gets a row of features (lexical support of its best window, coverage of its key
-words anywhere in the contexts, words found nowhere, similarity, rule flags). The weights in
-``weights/faithfulness.json`` turn the row into a support probability; the file records how
-they were fitted (data sets, cross-validation, metrics). Inference is numpy only.
+Each claim gets a row of features: support and lexical coverage of its best window, coverage
+of its key words anywhere in the contexts, words missing there and from the best window, a
+minimal-edit flag (one or two words of an otherwise covered window differ), MiniLM similarity
+with the closest window (English), numbers found only elsewhere, names found nowhere. The
+weights in ``weights/faithfulness.json`` turn the row into a support probability; the file
+records how they were fitted (data sets, cross-validation, metrics). Inference is pure Python.
 """
 
 from __future__ import annotations
@@ -24,12 +26,13 @@ FEATURES: tuple[str, ...] = (
     "lexical",
     "coverage_all",
     "missing_words",
+    "window_missing",
+    "near_miss",
     "similarity",
     "has_similarity",
-    "rule",
-    "contradicted",
+    "misplaced_number",
+    "missing_name",
     "key_words",
-    "answer_coverage",
     "zh",
 )
 """Names of the claim features, in the order of the weight vector."""
@@ -53,25 +56,27 @@ def _all_keys(index: ContextIndex) -> frozenset[str]:
     return passage_keys("\n".join(index.contexts), index.lang)
 
 
-def claim_features(
-    claim: str, found: Alignment, index: ContextIndex, answer_coverage: float
-) -> tuple[float, ...]:
+def claim_features(claim: str, found: Alignment, index: ContextIndex) -> tuple[float, ...]:
     """The feature row of one claim (see :data:`FEATURES`)."""
     keys = statement_keys(claim, index.lang)
     everywhere = _all_keys(index)
     missing = len(keys - everywhere)
-    sim = found.similarity
+    in_window = len(keys - found.window.keys) if found.window else len(keys)
+    window_cov = coverage(keys, found.window.keys) if found.window else 0.0
+    sim = found.best_similarity
     return (
         found.support,
         found.lexical,
         coverage(keys, everywhere),
         min(missing, 5) / 5.0,
+        min(in_window, 5) / 5.0,
+        # a minimal edit: nearly every word of the best window, but one or two differ
+        1.0 if 1 <= in_window <= 2 and window_cov >= 0.7 else 0.0,
         0.0 if sim is None else max(0.0, sim),
         0.0 if sim is None else 1.0,
-        1.0 if found.hard else 0.0,
-        1.0 if found.label == "contradicted" else 0.0,
+        min(found.misplaced_numbers, 2) / 2.0,
+        min(found.missing_names, 2) / 2.0,
         min(len(keys), 30) / 30.0,
-        answer_coverage,
         1.0 if index.lang == "zh" else 0.0,
     )
 
@@ -79,17 +84,19 @@ def claim_features(
 def claim_evidence(view: SampleView) -> list[ClaimEvidence]:
     """Align every claim of the answer and compute its features (needs contexts)."""
     index = view.index
-    answer_keys = statement_keys(view.sample.answer, index.lang)
-    answer_cov = coverage(answer_keys, _all_keys(index))
     out = []
     for claim in view.claims:
         found = align(claim, index, view.settings)
+        features = claim_features(claim, found, index)
         decided = None
         if found.hard:
             decided = 0.0
-        elif found.label == "supported" and found.lexical >= view.settings.lexical_sufficient:
+        elif (
+            found.label == "supported"
+            and found.lexical >= view.settings.lexical_sufficient
+            and features[FEATURES.index("window_missing")] == 0.0
+        ):
             decided = 1.0
-        features = claim_features(claim, found, index, answer_cov)
         out.append(ClaimEvidence(claim, found, features, decided))
     return out
 

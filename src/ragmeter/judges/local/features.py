@@ -18,8 +18,10 @@ from ...text import (
 )
 
 _NUMERIC_RE = re.compile(r"^[\d.,/:%]+$")
+_PUNCT_RE = re.compile(r"[，。！？；：、,.!?;:()（）《》“”\"'\s]+")
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_NAME_RE = re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b|(?<=[a-z,;:] )[A-Z][a-z]{2,}\b")
+_NAME_RE = re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*\b|(?<=[a-z,;] )[A-Z][a-z]{2,}\b")
+_HEADING_RE = re.compile(r"\*\*[^*\n]{1,80}\*\*|^#+ .*$", re.MULTILINE)
 _CACHE = 50_000
 
 
@@ -35,7 +37,9 @@ def statement_keys(text: str, lang: Lang) -> frozenset[str]:
         return frozenset(t for t in content_words(text, "en") if not _is_number(t))
     keys: set[str] = set()
     run = ""
-    for token in [*tokenize(text, "zh"), ""]:
+    # punctuation ends a run: no bigram may straddle a comma
+    tokens = [t for piece in _PUNCT_RE.split(text) for t in [*tokenize(piece, "zh"), ""]]
+    for token in tokens:
         if token and _CJK_RE.match(token) and not is_stopword(token):
             run += token
             continue
@@ -65,6 +69,7 @@ def coverage(keys: frozenset[str], passage: frozenset[str]) -> float:
     return len(keys & passage) / len(keys)
 
 
+_ENUMERATOR_RE = re.compile(r"^\s*\d{1,2}[.)](?=\s|$)", re.MULTILINE)
 _CITATION_RE = re.compile(r"\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
 
 
@@ -73,6 +78,7 @@ def numbers(text: str) -> tuple[NumberMention, ...]:
     """Numbers of `text` (cached); citation markers such as `[2]` or `[1, 3]` are not numbers."""
     if "[" in text:
         text = _CITATION_RE.sub(lambda m: " " * len(m.group()), text)
+    text = _ENUMERATOR_RE.sub(lambda m: " " * len(m.group()), text)
     return tuple(find_numbers(text))
 
 
@@ -92,6 +98,7 @@ def sentences(text: str, lang: Lang) -> tuple[tuple[int, int], ...]:
 def names(text: str) -> tuple[str, ...]:
     """Proper-name-like words: inner capitals (`PayPal`, `2FA`) or capitalised mid-sentence."""
     found = []
+    text = _HEADING_RE.sub(lambda m: " " * len(m.group()), text)  # title-cased headings
     for match in _NAME_RE.finditer(text):
         word = match.group()
         if not is_stopword(word.lower()) and not word.isdigit():

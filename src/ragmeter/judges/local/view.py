@@ -83,13 +83,14 @@ def build_view(
     texts: list[str] = []
     if "answer_relevancy" in metrics:
         texts.extend([view.resolved_question, sample.answer])
-    statements: list[str] = []
-    if "faithfulness" in metrics:
-        statements.extend(view.claims)
-    if {"context_recall", "context_precision"} & set(metrics):
-        statements.extend(view.points)
-    for statement in statements if sample.contexts else []:
-        if settings.inconclusive(max(view.index.lexical(statement), default=0.0)):
+    # Every claim is embedded: its similarity to the best window is evidence for the fitted
+    # combination even when lexical coverage alone decides the rules' label.
+    claims = view.claims if "faithfulness" in metrics else []
+    points = view.points if {"context_recall", "context_precision"} & set(metrics) else []
+    for statement in [*claims, *points] if sample.contexts else []:
+        if statement in claims or settings.inconclusive(
+            max(view.index.lexical(statement), default=0.0)
+        ):
             texts.append(statement)
             texts.extend(view.index.candidates(statement, settings.sim_candidates))
     view.vectors = store.vectors(texts)
