@@ -32,9 +32,14 @@ def demo_outputs(top_k: int = 5) -> list[Case]:
         out = []
         for case in cases:
             result = await pipeline.run(case)
-            out.append(case.model_copy(update={
-                "contexts": list(result.contexts), "answer": result.answer,
-            }))
+            out.append(
+                case.model_copy(
+                    update={
+                        "contexts": list(result.contexts),
+                        "answer": result.answer,
+                    }
+                )
+            )
         return out
 
     return asyncio.run(run())
@@ -46,9 +51,13 @@ def comparable_cases(n: int = 50, top_k: int = 5) -> list[Case]:
     from ragmeter.testing.responders import noncommittal
 
     out = [
-        c for c in demo_outputs(top_k)
-        if c.category != "out_of_scope" and c.answer and not noncommittal(c.answer)
-        and c.contexts and len(c.contexts) == top_k
+        c
+        for c in demo_outputs(top_k)
+        if c.category != "out_of_scope"
+        and c.answer
+        and not noncommittal(c.answer)
+        and c.contexts
+        and len(c.contexts) == top_k
     ]
     if len(out) < n:
         raise SystemExit(f"only {len(out)} comparable demo cases, {n} wanted")
@@ -62,9 +71,14 @@ def synthetic_cases(n: int, top_k: int = 5) -> list[Case]:
     out = []
     for i in range(n):
         case = base[i % len(base)]
-        out.append(case.model_copy(update={
-            "id": f"{case.id}-{i:05d}", "question": f"{case.question} (#{i})",
-        }))
+        out.append(
+            case.model_copy(
+                update={
+                    "id": f"{case.id}-{i:05d}",
+                    "question": f"{case.question} (#{i})",
+                }
+            )
+        )
     return out
 
 
@@ -72,13 +86,22 @@ def judge_config(base_url: str, concurrency: int, cache_path: Path | None) -> An
     from ragmeter.judges.llm import LLMJudgeConfig
 
     return LLMJudgeConfig(
-        model=MODEL, base_url=base_url, api_key_env=None, concurrency=concurrency,
-        cache_path=cache_path, use_cache=True, timeout=120,
+        model=MODEL,
+        base_url=base_url,
+        api_key_env=None,
+        concurrency=concurrency,
+        cache_path=cache_path,
+        use_cache=True,
+        timeout=120,
     )
 
 
 def run_ragmeter(
-    cases: list[Case], base_url: str, *, concurrency: int, cache_path: Path | None = None,
+    cases: list[Case],
+    base_url: str,
+    *,
+    concurrency: int,
+    cache_path: Path | None = None,
     out_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Judge ``cases`` (precomputed outputs) with ragmeter's LLM judge; wall time and stats.
@@ -154,8 +177,12 @@ def print_table(headers: list[str], rows: list[list[Any]]) -> None:
     cells = [[_fmt(v) for v in row] for row in [headers, *rows]]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     for k, row in enumerate(cells):
-        print("  ".join(v.rjust(w) if i else v.ljust(w) for i, (v, w) in
-                        enumerate(zip(row, widths, strict=True))))
+        print(
+            "  ".join(
+                v.rjust(w) if i else v.ljust(w)
+                for i, (v, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
         if k == 0:
             print("  ".join("-" * w for w in widths))
 

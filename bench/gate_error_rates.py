@@ -86,8 +86,13 @@ def make_run(scores: dict[str, list[list[float]]]) -> RunResult:
 
 
 def replicate(
-    rng: np.random.Generator, n: int, flip: float, drop_metric: str | None, drop: float,
-    means: dict[str, float], repeats: int,
+    rng: np.random.Generator,
+    n: int,
+    flip: float,
+    drop_metric: str | None,
+    drop: float,
+    means: dict[str, float],
+    repeats: int,
 ) -> tuple[bool, bool, dict[str, str]]:
     """One base/new pair; (gate failed, strict non-inferiority rule failed, per-metric status)."""
     base_scores: dict[str, list[list[float]]] = {}
@@ -108,9 +113,17 @@ def replicate(
     return not result.passed, strict, {v.metric: v.status for v in result.verdicts}
 
 
-def scenario(name: str, reps: int, n: int, flip: float, drop_metric: str | None,
-             drop: float = 0.0, means: dict[str, float] | None = None, seed: int = 1,
-             repeats: int = 1) -> dict:
+def scenario(
+    name: str,
+    reps: int,
+    n: int,
+    flip: float,
+    drop_metric: str | None,
+    drop: float = 0.0,
+    means: dict[str, float] | None = None,
+    seed: int = 1,
+    repeats: int = 1,
+) -> dict:
     rng = np.random.default_rng(seed)
     fails = strict = 0
     per_metric = dict.fromkeys(METRICS, 0)
@@ -164,15 +177,19 @@ def main() -> None:
         rows.append(scenario(name, reps, n, flip, metric, drop, means, seed, repeats))
         print(f"  {name}: done", flush=True)
     seconds = time.perf_counter() - started
-    print(f"\n{n} cases per run, {reps} replicates, judge unit error {flip}, "
-          f"alpha 0.05, margin 0.05, Holm per family (floors, baseline) ({seconds:.0f} s)\n")
+    print(
+        f"\n{n} cases per run, {reps} replicates, judge unit error {flip}, "
+        f"alpha 0.05, margin 0.05, Holm per family (floors, baseline) ({seconds:.0f} s)\n"
+    )
     print(f"{'scenario':40} {'gate fails':>10} {'95% CI':>15} {'strict NI':>10}  target")
     for row in rows:
         low, high = row["gate_fail_rate_ci95"]
         target = "≤ 5% (false alarm)" if row["drop"] == 0 else "≥ 80% (power)"
-        print(f"{row['scenario']:40} {row['gate_fail_rate']:>10.1%} "
-              f"{f'[{low:.1%}, {high:.1%}]':>15} {row['strict_noninferiority_fail_rate']:>10.1%}"
-              f"  {target}")
+        print(
+            f"{row['scenario']:40} {row['gate_fail_rate']:>10.1%} "
+            f"{f'[{low:.1%}, {high:.1%}]':>15} {row['strict_noninferiority_fail_rate']:>10.1%}"
+            f"  {target}"
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"true_means": TRUE_MEANS, "rows": rows}, indent=2) + "\n")
     print(f"\nwrote {args.out}")

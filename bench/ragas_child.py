@@ -40,7 +40,10 @@ def build(base_url: str, model: str, embedding_model: str, concurrency: int):
 
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     client = AsyncOpenAI(
-        api_key="EMPTY", base_url=base_url, max_retries=2, timeout=120,
+        api_key="EMPTY",
+        base_url=base_url,
+        max_retries=2,
+        timeout=120,
         http_client=httpx.AsyncClient(limits=limits, timeout=120),
     )
     llm = llm_factory(model, client=client, temperature=0.0)
@@ -56,15 +59,24 @@ def build(base_url: str, model: str, embedding_model: str, concurrency: int):
 
 def inputs(metric: str, case: dict) -> dict:
     if metric == "faithfulness":
-        return {"user_input": case["question"], "response": case["answer"],
-                "retrieved_contexts": case["contexts"]}
+        return {
+            "user_input": case["question"],
+            "response": case["answer"],
+            "retrieved_contexts": case["contexts"],
+        }
     if metric == "answer_relevancy":
         return {"user_input": case["question"], "response": case["answer"]}
     if metric == "context_precision":
-        return {"user_input": case["question"], "reference": case["ground_truth"],
-                "retrieved_contexts": case["contexts"]}
-    return {"user_input": case["question"], "reference": case["ground_truth"],
-            "retrieved_contexts": case["contexts"]}
+        return {
+            "user_input": case["question"],
+            "reference": case["ground_truth"],
+            "retrieved_contexts": case["contexts"],
+        }
+    return {
+        "user_input": case["question"],
+        "reference": case["ground_truth"],
+        "retrieved_contexts": case["contexts"],
+    }
 
 
 async def run(args: argparse.Namespace) -> dict:
@@ -94,8 +106,12 @@ async def run(args: argparse.Namespace) -> dict:
             entry["nan"] += 1
         else:
             entry["scored"] += 1
-    return {"wall_seconds": round(wall, 3), "setup_seconds": round(setup, 3),
-            "cases": len(cases), "metrics": by_metric}
+    return {
+        "wall_seconds": round(wall, 3),
+        "setup_seconds": round(setup, 3),
+        "cases": len(cases),
+        "metrics": by_metric,
+    }
 
 
 def main() -> None:

@@ -37,12 +37,17 @@ def child_llm(args: argparse.Namespace) -> dict[str, Any]:
     # The eval set is read from a file, as `ragmeter run --cases F` does; the demo pipeline
     # that produced its answers ran in the parent, so its index is not in this process.
     cases = load_cases(args.cases_file)
-    out = run_ragmeter(cases, args.base_url, concurrency=args.concurrency,
-                       cache_path=Path(args.cache))
+    out = run_ragmeter(
+        cases, args.base_url, concurrency=args.concurrency, cache_path=Path(args.cache)
+    )
     stats = out["judge_stats"]
-    return {"wall_seconds": out["wall_seconds"], "setup_seconds": out["setup_seconds"],
-            "calls": stats["calls"], "cached_calls": stats["cached_calls"],
-            "peak_rss_mb": peak_rss_mb()}
+    return {
+        "wall_seconds": out["wall_seconds"],
+        "setup_seconds": out["setup_seconds"],
+        "calls": stats["calls"],
+        "cached_calls": stats["cached_calls"],
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
 
 def child_local(args: argparse.Namespace) -> dict[str, Any]:
@@ -53,10 +58,19 @@ def child_local(args: argparse.Namespace) -> dict[str, Any]:
     from ragmeter.judges.local.vectors import load_embedder
 
     cases = demo_outputs(top_k=3)
-    samples = [Sample(case_id=c.id, question=c.question, history=c.history,
-                      ground_truth=c.ground_truth, contexts=c.contexts or [],
-                      answer=c.answer or "", category=c.category, lang=c.lang or "en")
-               for c in cases]
+    samples = [
+        Sample(
+            case_id=c.id,
+            question=c.question,
+            history=c.history,
+            ground_truth=c.ground_truth,
+            contexts=c.contexts or [],
+            answer=c.answer or "",
+            category=c.category,
+            lang=c.lang or "en",
+        )
+        for c in cases
+    ]
     started = time.perf_counter()
     embedder = load_embedder()
     LocalJudge(embedder=embedder).judge_sync(samples[0])  # the first inference is slow
@@ -71,15 +85,21 @@ def child_local(args: argparse.Namespace) -> dict[str, Any]:
     available = embedder is not None
     # The shared embedder keeps the vectors it computed, so only the first pass embeds every
     # text: it is the honest (cold) throughput; later passes show the warm rate.
-    return {"cases": len(samples), "cases_per_second": round(rates[0], 1),
-            "warm_cases_per_second": round(statistics.median(rates[1:] or rates), 1),
-            "passes": [round(r, 1) for r in rates], "load_seconds": round(load, 3),
-            "minilm": available, "peak_rss_mb": peak_rss_mb()}
+    return {
+        "cases": len(samples),
+        "cases_per_second": round(rates[0], 1),
+        "warm_cases_per_second": round(statistics.median(rates[1:] or rates), 1),
+        "passes": [round(r, 1) for r in rates],
+        "load_seconds": round(load, 3),
+        "minilm": available,
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
 
 def spawn(*extra: str) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, str(Path(__file__)), *extra],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__)), *extra], capture_output=True, text=True
+    )
     if out.returncode != 0:
         raise SystemExit(f"child {' '.join(extra)} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -113,49 +133,82 @@ def main() -> None:
             cases_file = Path(tmp) / f"cases-{size}.jsonl"
             if not cases_file.exists():
                 cases_file.write_text(
-                    "".join(c.model_dump_json(exclude_defaults=True) + "\n"
-                            for c in synthetic_cases(size, top_k=5)),
+                    "".join(
+                        c.model_dump_json(exclude_defaults=True) + "\n"
+                        for c in synthetic_cases(size, top_k=5)
+                    ),
                     encoding="utf-8",
                 )
             server.reset()
-            print(f"ragmeter on {size} cases{' (cached re-run)' if n == 'cached' else ''} ...",
-                  flush=True)
-            result = spawn("--child", "llm", "--cases-file", str(cases_file),
-                           "--cache", str(cache), *common)
+            print(
+                f"ragmeter on {size} cases{' (cached re-run)' if n == 'cached' else ''} ...",
+                flush=True,
+            )
+            result = spawn(
+                "--child", "llm", "--cases-file", str(cases_file), "--cache", str(cache), *common
+            )
             load = server.summary()
             calls = load["chat_calls"] + load["embedding_calls"]
-            rows.append({
-                "run": f"{size} cases" + (", cached re-run" if n == "cached" else ""),
-                "cases": size,
-                "cached": n == "cached",
-                "calls": calls,
-                "cache_hits": result["cached_calls"],
-                "wall_seconds": result["wall_seconds"],
-                "setup_seconds": result["setup_seconds"],
-                "seconds_per_case": round(result["wall_seconds"] / size, 5),
-                "calls_per_second": round(calls / result["wall_seconds"], 1),
-                "mean_in_flight": load["mean_in_flight"],
-                "lower_bound_seconds": (round(calls * latency / args.concurrency, 3)
-                                        if latency is not None else None),
-                "peak_rss_mb": result["peak_rss_mb"],
-            })
+            rows.append(
+                {
+                    "run": f"{size} cases" + (", cached re-run" if n == "cached" else ""),
+                    "cases": size,
+                    "cached": n == "cached",
+                    "calls": calls,
+                    "cache_hits": result["cached_calls"],
+                    "wall_seconds": result["wall_seconds"],
+                    "setup_seconds": result["setup_seconds"],
+                    "seconds_per_case": round(result["wall_seconds"] / size, 5),
+                    "calls_per_second": round(calls / result["wall_seconds"], 1),
+                    "mean_in_flight": load["mean_in_flight"],
+                    "lower_bound_seconds": (
+                        round(calls * latency / args.concurrency, 3)
+                        if latency is not None
+                        else None
+                    ),
+                    "peak_rss_mb": result["peak_rss_mb"],
+                }
+            )
     print("local judge on the demo set ...", flush=True)
     local = spawn("--child", "local", "--passes", str(args.passes))
 
-    print(f"\nragmeter LLM judge, latency {args.latency} s, concurrency {args.concurrency}, "
-          f"5 contexts per case\n")
-    print_table(
-        ["run", "calls", "cache hits", "wall s", "ms/case", "calls/s", "mean in flight",
-         "lower bound s", "peak RSS MB"],
-        [[r["run"], r["calls"], r["cache_hits"], r["wall_seconds"],
-          round(r["seconds_per_case"] * 1000, 2), r["calls_per_second"], r["mean_in_flight"],
-          r["lower_bound_seconds"] if r["lower_bound_seconds"] is not None else "-",
-          r["peak_rss_mb"]] for r in rows],
+    print(
+        f"\nragmeter LLM judge, latency {args.latency} s, concurrency {args.concurrency}, "
+        f"5 contexts per case\n"
     )
-    print(f"\nlocal judge: {local['cases_per_second']} cases/s on {local['cases']} demo cases "
-          f"(first pass, nothing embedded yet; warm passes {local['warm_cases_per_second']}), "
-          f"model load {local['load_seconds']} s, peak RSS {local['peak_rss_mb']} MB, MiniLM "
-          f"{'on' if local['minilm'] else 'off'}")
+    print_table(
+        [
+            "run",
+            "calls",
+            "cache hits",
+            "wall s",
+            "ms/case",
+            "calls/s",
+            "mean in flight",
+            "lower bound s",
+            "peak RSS MB",
+        ],
+        [
+            [
+                r["run"],
+                r["calls"],
+                r["cache_hits"],
+                r["wall_seconds"],
+                round(r["seconds_per_case"] * 1000, 2),
+                r["calls_per_second"],
+                r["mean_in_flight"],
+                r["lower_bound_seconds"] if r["lower_bound_seconds"] is not None else "-",
+                r["peak_rss_mb"],
+            ]
+            for r in rows
+        ],
+    )
+    print(
+        f"\nlocal judge: {local['cases_per_second']} cases/s on {local['cases']} demo cases "
+        f"(first pass, nothing embedded yet; warm passes {local['warm_cases_per_second']}), "
+        f"model load {local['load_seconds']} s, peak RSS {local['peak_rss_mb']} MB, MiniLM "
+        f"{'on' if local['minilm'] else 'off'}"
+    )
 
     by = {r["run"]: r for r in rows}
     big, small = max(args.sizes), min(args.sizes)
@@ -165,29 +218,35 @@ def main() -> None:
         f"cached re-run of {small} cases: 0 calls": cached["calls"] == 0,
         f"cached re-run of {small} cases: < 2 s": cached["wall_seconds"] < 2.0,
         f"{big} cases: peak RSS < 500 MB": by[f"{big} cases"]["peak_rss_mb"] < 500,
-        "time linear in cases (seconds per case within 1.5x across sizes)":
-            max(per_case[1:]) <= 1.5 * min(per_case[1:]) if len(per_case) > 2 else True,
+        "time linear in cases (seconds per case within 1.5x across sizes)": max(per_case[1:])
+        <= 1.5 * min(per_case[1:])
+        if len(per_case) > 2
+        else True,
         "local judge >= 20 cases/s": local["cases_per_second"] >= 20,
     }
     for name, ok in targets.items():
         print(f"  {'PASS' if ok else 'FAIL'}  {name}")
-    path = write_json("scale.json", {
-        "benchmark": "scale",
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "command": " ".join(["python", "bench/scale.py", *sys.argv[1:]]),
-        "machine": machine(),
-        "setup": {
-            "latency": args.latency,
-            "concurrency": args.concurrency,
-            "cases": "demo answered cases x demo pipeline (top_k=5), cycled, questions numbered",
-            "memory": "ru_maxrss of the child process running one size",
-            "linearity": "seconds per case compared from the second size on (the smallest "
-                         "run is dominated by start-up)",
+    path = write_json(
+        "scale.json",
+        {
+            "benchmark": "scale",
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "command": " ".join(["python", "bench/scale.py", *sys.argv[1:]]),
+            "machine": machine(),
+            "setup": {
+                "latency": args.latency,
+                "concurrency": args.concurrency,
+                "cases": "demo answered cases x demo pipeline (top_k=5), cycled, "
+                "questions numbered",
+                "memory": "ru_maxrss of the child process running one size",
+                "linearity": "seconds per case compared from the second size on (the smallest "
+                "run is dominated by start-up)",
+            },
+            "llm_runs": rows,
+            "local_judge": local,
+            "targets_met": targets,
         },
-        "llm_runs": rows,
-        "local_judge": local,
-        "targets_met": targets,
-    })
+    )
     print(f"\nwrote {path.relative_to(HERE.parent)}")
 
 

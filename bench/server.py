@@ -121,8 +121,11 @@ class BenchResponder:
         if answer is not None:
             return json.dumps(answer, ensure_ascii=False)
         if request.schema_name in {
-            "FaithfulnessClaims", "FaithfulnessVerdicts", "AnswerRelevancy",
-            "ContextPrecisionVerdicts", "ContextRecallPoints",
+            "FaithfulnessClaims",
+            "FaithfulnessVerdicts",
+            "AnswerRelevancy",
+            "ContextPrecisionVerdicts",
+            "ContextRecallPoints",
         }:
             return self.smart(request)
         if request.schema:
@@ -184,12 +187,20 @@ def main(argv: list[str] | None = None) -> None:
     from ragmeter.testing import FakeOpenAI
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--latency", default="0.2",
-                        help="SECONDS, uniform:LO:HI or lognormal:MEDIAN:P95 (default 0.2)")
-    parser.add_argument("--rate-limit", type=float, default=None,
-                        help="answer 429 past this many requests per second")
-    parser.add_argument("--step", type=float, default=0.1,
-                        help="seconds between concurrency samples in the summary")
+    parser.add_argument(
+        "--latency",
+        default="0.2",
+        help="SECONDS, uniform:LO:HI or lognormal:MEDIAN:P95 (default 0.2)",
+    )
+    parser.add_argument(
+        "--rate-limit",
+        type=float,
+        default=None,
+        help="answer 429 past this many requests per second",
+    )
+    parser.add_argument(
+        "--step", type=float, default=0.1, help="seconds between concurrency samples in the summary"
+    )
     args = parser.parse_args(argv)
     server = FakeOpenAI(
         BenchResponder(),

@@ -40,8 +40,16 @@ RAGAS_REQUIREMENTS = [
     "langchain-community<0.4",
     "langchain-openai<1",
 ]
-REPORTED = ("ragas", "instructor", "openai", "langchain-core", "langchain-community", "httpx",
-            "tiktoken", "torch")
+REPORTED = (
+    "ragas",
+    "instructor",
+    "openai",
+    "langchain-core",
+    "langchain-community",
+    "httpx",
+    "tiktoken",
+    "torch",
+)
 
 
 def ensure_ragas() -> dict[str, str]:
@@ -49,15 +57,19 @@ def ensure_ragas() -> dict[str, str]:
     if not _ragas_ok():
         print(f"installing {' '.join(RAGAS_REQUIREMENTS)} into {VENV} ...", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(RAGAS_PY), "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
-                       check=True)
-        subprocess.run([str(RAGAS_PY), "-m", "pip", "install", "--quiet", *RAGAS_REQUIREMENTS],
-                       check=True)
+        subprocess.run(
+            [str(RAGAS_PY), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True
+        )
+        subprocess.run(
+            [str(RAGAS_PY), "-m", "pip", "install", "--quiet", *RAGAS_REQUIREMENTS], check=True
+        )
         if not _ragas_ok():
             raise SystemExit("RAGAS 0.4.3 did not import in bench/.venv-ragas; see pip's output")
     listing = subprocess.run(
         [str(RAGAS_PY), "-m", "pip", "list", "--format", "json"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     versions = {p["name"].lower(): p["version"] for p in json.loads(listing)}
     if "torch" in versions:
@@ -69,18 +81,33 @@ def _ragas_ok() -> bool:
     if not RAGAS_PY.exists():
         return False
     check = subprocess.run(
-        [str(RAGAS_PY), "-c", "import ragas.metrics.collections, ragas.llms; "
-         "assert ragas.__version__ == '0.4.3'"],
-        capture_output=True, env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"},
+        [
+            str(RAGAS_PY),
+            "-c",
+            "import ragas.metrics.collections, ragas.llms; assert ragas.__version__ == '0.4.3'",
+        ],
+        capture_output=True,
+        env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"},
     )
     return check.returncode == 0
 
 
 def run_ragas(cases_file: Path, base_url: str, concurrency: int) -> dict[str, Any]:
     out = subprocess.run(
-        [str(RAGAS_PY), str(HERE / "ragas_child.py"), str(cases_file), "--base-url", base_url,
-         "--model", MODEL, "--concurrency", str(concurrency)],
-        capture_output=True, text=True, env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"},
+        [
+            str(RAGAS_PY),
+            str(HERE / "ragas_child.py"),
+            str(cases_file),
+            "--base-url",
+            base_url,
+            "--model",
+            MODEL,
+            "--concurrency",
+            str(concurrency),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"},
     )
     if out.returncode != 0:
         raise SystemExit(f"RAGAS run failed:\n{out.stderr[-3000:]}")
@@ -99,8 +126,13 @@ def measure(run: Any, server: BenchServer, repeats: int) -> dict[str, Any]:
         setups.append(detail.get("setup_seconds", 0.0))
         first = first or load
     assert first is not None and detail is not None
-    return {"load": first, "walls": walls, "wall": statistics.median(walls),
-            "setup": setups[0], "detail": detail}
+    return {
+        "load": first,
+        "walls": walls,
+        "wall": statistics.median(walls),
+        "setup": setups[0],
+        "detail": detail,
+    }
 
 
 def row(name: str, m: dict[str, Any], latency: float, concurrency: int, n: int) -> dict[str, Any]:
@@ -142,96 +174,145 @@ def main() -> None:
         cases_file = Path(tmp) / "cases.jsonl"
         with cases_file.open("w", encoding="utf-8") as f:
             for c in cases:
-                f.write(json.dumps({"id": c.id, "question": c.question, "answer": c.answer,
-                                    "contexts": c.contexts, "ground_truth": c.ground_truth},
-                                   ensure_ascii=False) + "\n")
+                f.write(
+                    json.dumps(
+                        {
+                            "id": c.id,
+                            "question": c.question,
+                            "answer": c.answer,
+                            "contexts": c.contexts,
+                            "ground_truth": c.ground_truth,
+                        },
+                        ensure_ascii=False,
+                    )
+                    + "\n"
+                )
         with BenchServer(str(args.latency)) as server:
-            ours = measure(lambda: run_ragmeter(cases, server.base_url,
-                                                concurrency=args.concurrency),
-                           server, args.repeats)
-            theirs = measure(lambda: run_ragas(cases_file, server.base_url, args.concurrency),
-                             server, args.repeats)
+            ours = measure(
+                lambda: run_ragmeter(cases, server.base_url, concurrency=args.concurrency),
+                server,
+                args.repeats,
+            )
+            theirs = measure(
+                lambda: run_ragas(cases_file, server.base_url, args.concurrency),
+                server,
+                args.repeats,
+            )
 
     n = len(cases)
-    rows = [row("ragmeter", ours, args.latency, args.concurrency, n),
-            row("ragas 0.4.3", theirs, args.latency, args.concurrency, n)]
+    rows = [
+        row("ragmeter", ours, args.latency, args.concurrency, n),
+        row("ragas 0.4.3", theirs, args.latency, args.concurrency, n),
+    ]
     r, g = rows
     ratios = {
         "tokens_per_case": round(r["tokens_per_case"] / g["tokens_per_case"], 3),
         "calls_per_case": round(r["calls_per_case"] / g["calls_per_case"], 3),
         "wall_seconds": round(r["wall_seconds"] / g["wall_seconds"], 3),
-        "wall_with_setup": round((r["wall_seconds"] + r["setup_seconds"])
-                                 / (g["wall_seconds"] + g["setup_seconds"]), 3),
+        "wall_with_setup": round(
+            (r["wall_seconds"] + r["setup_seconds"]) / (g["wall_seconds"] + g["setup_seconds"]), 3
+        ),
     }
     targets = {
         "tokens_per_case_ratio <= 0.5": ratios["tokens_per_case"] <= 0.5,
         "wall_ratio <= 0.5": ratios["wall_seconds"] <= 0.5,
         "ragmeter wall <= 1.15 x lower bound": r["wall_over_bound"] <= 1.15,
     }
-    headers = ["framework", "calls (chat+emb)", "prompt tok", "completion tok", "tok/case",
-               "setup s", "wall s", "lower bound s", "wall/bound", "mean in flight"]
-    table = [[x["framework"], f"{x['chat_calls']}+{x['embedding_calls']}", x["prompt_tokens"],
-              x["completion_tokens"], x["tokens_per_case"], x["setup_seconds"],
-              x["wall_seconds"], x["lower_bound_seconds"], x["wall_over_bound"],
-              x["mean_in_flight"]] for x in rows]
-    print(f"\n{n} cases x 4 metrics, 5 contexts per case, model {MODEL}, concurrency "
-          f"{args.concurrency}, latency {args.latency * 1000:.0f} ms (median of {args.repeats} "
-          f"runs)\n")
+    headers = [
+        "framework",
+        "calls (chat+emb)",
+        "prompt tok",
+        "completion tok",
+        "tok/case",
+        "setup s",
+        "wall s",
+        "lower bound s",
+        "wall/bound",
+        "mean in flight",
+    ]
+    table = [
+        [
+            x["framework"],
+            f"{x['chat_calls']}+{x['embedding_calls']}",
+            x["prompt_tokens"],
+            x["completion_tokens"],
+            x["tokens_per_case"],
+            x["setup_seconds"],
+            x["wall_seconds"],
+            x["lower_bound_seconds"],
+            x["wall_over_bound"],
+            x["mean_in_flight"],
+        ]
+        for x in rows
+    ]
+    print(
+        f"\n{n} cases x 4 metrics, 5 contexts per case, model {MODEL}, concurrency "
+        f"{args.concurrency}, latency {args.latency * 1000:.0f} ms (median of {args.repeats} "
+        f"runs)\n"
+    )
     print_table(headers, table)
-    print(f"\nragmeter / RAGAS: tokens per case {ratios['tokens_per_case']}, calls per case "
-          f"{ratios['calls_per_case']}, wall time {ratios['wall_seconds']} "
-          f"({ratios['wall_with_setup']} with setup)")
+    print(
+        f"\nragmeter / RAGAS: tokens per case {ratios['tokens_per_case']}, calls per case "
+        f"{ratios['calls_per_case']}, wall time {ratios['wall_seconds']} "
+        f"({ratios['wall_with_setup']} with setup)"
+    )
     for name, ok in targets.items():
         print(f"  {'PASS' if ok else 'FAIL'}  {name}")
-    path = write_json("vs_ragas.json", {
-        "benchmark": "vs_ragas",
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "command": " ".join(["python", "bench/vs_ragas.py", *sys.argv[1:]]),
-        "machine": machine(),
-        "setup": {
-            "cases": n,
-            "case_set": "first in-scope, answered demo cases (src/ragmeter/demo/data/"
-                        "evalset.jsonl) with the demo pipeline's outputs at top_k=5",
-            "contexts_per_case": 5,
-            "model": MODEL,
-            "concurrency": args.concurrency,
-            "latency_seconds": args.latency,
-            "repeats": args.repeats,
-            "server": "bench/server.py (ragmeter.testing.FakeOpenAI in its own process); "
-                      "tokens counted by the server with ragmeter's approximation (tiktoken "
-                      "needs a download), response_format schemas included",
-            "lower_bound": "all HTTP calls (chat + embeddings) x latency / concurrency",
-            "wall": "the judging run only; setup (client and judge construction, the "
-                    "local MiniLM load for ragmeter) is reported apart",
+    path = write_json(
+        "vs_ragas.json",
+        {
+            "benchmark": "vs_ragas",
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "command": " ".join(["python", "bench/vs_ragas.py", *sys.argv[1:]]),
+            "machine": machine(),
+            "setup": {
+                "cases": n,
+                "case_set": "first in-scope, answered demo cases (src/ragmeter/demo/data/"
+                "evalset.jsonl) with the demo pipeline's outputs at top_k=5",
+                "contexts_per_case": 5,
+                "model": MODEL,
+                "concurrency": args.concurrency,
+                "latency_seconds": args.latency,
+                "repeats": args.repeats,
+                "server": "bench/server.py (ragmeter.testing.FakeOpenAI in its own process); "
+                "tokens counted by the server with ragmeter's approximation (tiktoken "
+                "needs a download), response_format schemas included",
+                "lower_bound": "all HTTP calls (chat + embeddings) x latency / concurrency",
+                "wall": "the judging run only; setup (client and judge construction, the "
+                "local MiniLM load for ragmeter) is reported apart",
+            },
+            "ragmeter_config": {
+                "judge": "OpenAIJudge (ragmeter.judges.llm), output mode json_schema, "
+                "embedding 'local' (MiniLM for English, bigrams for Chinese)",
+                "judge_concurrency": args.concurrency,
+                "runner_concurrency": args.concurrency,
+                "cache": "a fresh SQLite file per run",
+                "stats": ours["detail"]["judge_stats"],
+            },
+            "ragas_config": {
+                "versions": versions,
+                "install": RAGAS_REQUIREMENTS,
+                "metrics": [
+                    "ragas.metrics.collections.Faithfulness",
+                    "ragas.metrics.collections.AnswerRelevancy (strictness=3)",
+                    "ragas.metrics.collections.ContextPrecisionWithReference",
+                    "ragas.metrics.collections.ContextRecall",
+                ],
+                "llm": f"ragas.llms.llm_factory({MODEL!r}, "
+                "client=openai.AsyncOpenAI(base_url=server,"
+                " max_retries=2), temperature=0.0): instructor JSON mode",
+                "embeddings": "ragas.embeddings.base.embedding_factory('openai', "
+                "model='text-embedding-3-small', client=<same AsyncOpenAI>)",
+                "concurrency": f"every (case, metric) started at once with asyncio.gather; "
+                f"httpx.Limits(max_connections={args.concurrency}) caps calls "
+                f"in flight",
+                "scored": theirs["detail"]["metrics"],
+            },
+            "results": rows,
+            "ratios_ragmeter_over_ragas": ratios,
+            "targets_met": targets,
         },
-        "ragmeter_config": {
-            "judge": "OpenAIJudge (ragmeter.judges.llm), output mode json_schema, "
-                     "embedding 'local' (MiniLM for English, bigrams for Chinese)",
-            "judge_concurrency": args.concurrency,
-            "runner_concurrency": args.concurrency,
-            "cache": "a fresh SQLite file per run",
-            "stats": ours["detail"]["judge_stats"],
-        },
-        "ragas_config": {
-            "versions": versions,
-            "install": RAGAS_REQUIREMENTS,
-            "metrics": ["ragas.metrics.collections.Faithfulness",
-                        "ragas.metrics.collections.AnswerRelevancy (strictness=3)",
-                        "ragas.metrics.collections.ContextPrecisionWithReference",
-                        "ragas.metrics.collections.ContextRecall"],
-            "llm": f"ragas.llms.llm_factory({MODEL!r}, client=openai.AsyncOpenAI(base_url=server,"
-                   " max_retries=2), temperature=0.0): instructor JSON mode",
-            "embeddings": "ragas.embeddings.base.embedding_factory('openai', "
-                          "model='text-embedding-3-small', client=<same AsyncOpenAI>)",
-            "concurrency": f"every (case, metric) started at once with asyncio.gather; "
-                           f"httpx.Limits(max_connections={args.concurrency}) caps calls "
-                           f"in flight",
-            "scored": theirs["detail"]["metrics"],
-        },
-        "results": rows,
-        "ratios_ragmeter_over_ragas": ratios,
-        "targets_met": targets,
-    })
+    )
     print(f"\nwrote {path.relative_to(HERE.parent)}")
 
 

@@ -58,9 +58,7 @@ def case(
     claims: Sequence[tuple[str, str]] = (),
     repeats: Mapping[str, Sequence[float | None]] | None = None,
 ) -> CaseResult:
-    metrics = {
-        m: metric_result(m, v, claims) for m, v in scores.items() if v is not None
-    }
+    metrics = {m: metric_result(m, v, claims) for m, v in scores.items() if v is not None}
     return CaseResult(
         id=cid,
         question=question if question is not None else f"question {cid}?",
@@ -73,8 +71,9 @@ def case(
     )
 
 
-def run(cases: Sequence[CaseResult], *, judge_fp: JudgeFingerprint | None = None,
-        pipeline: str = "test") -> RunResult:
+def run(
+    cases: Sequence[CaseResult], *, judge_fp: JudgeFingerprint | None = None, pipeline: str = "test"
+) -> RunResult:
     """A complete RunResult whose summary and diagnosis are computed as the runner does."""
     thresholds = dict(DEFAULT_FAIL_THRESHOLDS)
     summary = summarize_run(list(cases), thresholds=thresholds)  # type: ignore[arg-type]

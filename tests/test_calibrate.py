@@ -51,14 +51,16 @@ def write_labels(path, graded: bool = False) -> None:
         value = (0.67 + 0.33 * (i % 2)) if graded and good else float(good)
         if graded and not good:
             value = 0.33 * (i % 2)
-        rows.append({
-            "id": f"c{i}",
-            "question": "Tell me about the Eiffel Tower.",
-            "contexts": [CONTEXT],
-            "answer": answer,
-            "labels": {"faithfulness": value},
-            "label_meta": {"raters": 2},
-        })
+        rows.append(
+            {
+                "id": f"c{i}",
+                "question": "Tell me about the Eiffel Tower.",
+                "contexts": [CONTEXT],
+                "answer": answer,
+                "labels": {"faithfulness": value},
+                "label_meta": {"raters": 2},
+            }
+        )
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
 
 
@@ -80,15 +82,27 @@ def test_load_labelled_cases(tmp_path):
     ("record", "field", "says"),
     [
         ({"question": "q", "answer": "a"}, "labels", "missing labels"),
-        ({"question": "q", "answer": "a", "labels": {"faithfullness": 1}},
-         "labels.faithfullness", "did you mean 'faithfulness'"),
-        ({"question": "q", "answer": "a", "labels": {"faithfulness": 3}},
-         "labels.faithfulness", "outside [0, 1]"),
-        ({"question": "q", "answer": "a", "labels": {"faithfulness": "yes"}},
-         "labels.faithfulness", "must be a number"),
+        (
+            {"question": "q", "answer": "a", "labels": {"faithfullness": 1}},
+            "labels.faithfullness",
+            "did you mean 'faithfulness'",
+        ),
+        (
+            {"question": "q", "answer": "a", "labels": {"faithfulness": 3}},
+            "labels.faithfulness",
+            "outside [0, 1]",
+        ),
+        (
+            {"question": "q", "answer": "a", "labels": {"faithfulness": "yes"}},
+            "labels.faithfulness",
+            "must be a number",
+        ),
         ({"question": "q", "labels": {"faithfulness": 1}}, "answer", "missing"),
-        ({"question": "q", "answer": "a", "labels": {"faithfulness": 1}, "contexts": "x"},
-         "contexts", "list"),
+        (
+            {"question": "q", "answer": "a", "labels": {"faithfulness": 1}, "contexts": "x"},
+            "contexts",
+            "list",
+        ),
     ],
 )
 def test_errors_name_file_line_and_field(tmp_path, record, field, says):
@@ -164,18 +178,27 @@ def test_run_report_shows_calibration_or_uncalibrated(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGMETER_CACHE_DIR", str(tmp_path / "cache"))
     cases = [Case(id="a", question="How tall?", contexts=[CONTEXT], answer=FAITHFUL[0])]
     before = run_and_save(
-        cases, PrecomputedPipeline(), Settings(), out_dir=tmp_path / "r1",
-        judge=LocalJudge(embedder=None), metrics=("faithfulness",),
+        cases,
+        PrecomputedPipeline(),
+        Settings(),
+        out_dir=tmp_path / "r1",
+        judge=LocalJudge(embedder=None),
+        metrics=("faithfulness",),
     )
     assert before.run.calibration == []
     assert "uncalibrated judge" in render_text(before)
     path = tmp_path / "labels.jsonl"
     write_labels(path)
-    store_calibration(calibrate(load_labelled_cases(path), LocalJudge(embedder=None),
-                                resamples=100))
+    store_calibration(
+        calibrate(load_labelled_cases(path), LocalJudge(embedder=None), resamples=100)
+    )
     after = run_and_save(
-        cases, PrecomputedPipeline(), Settings(), out_dir=tmp_path / "r2",
-        judge=LocalJudge(embedder=None), metrics=("faithfulness",),
+        cases,
+        PrecomputedPipeline(),
+        Settings(),
+        out_dir=tmp_path / "r2",
+        judge=LocalJudge(embedder=None),
+        metrics=("faithfulness",),
     )
     assert [n.metric for n in after.run.calibration] == ["faithfulness"]
     assert "faithfulness judge: AUROC" in render_text(after)
@@ -192,10 +215,23 @@ def test_cli_with_openai_judge_against_fake_server(tmp_path, monkeypatch):
     write_labels(path)
     out = tmp_path / "out"
     with FakeOpenAI() as server:
-        result = CliRunner().invoke(app, [
-            "calibrate", str(path), "--judge", "openai", "--model", "judge-m",
-            "--base-url", server.base_url, "--no-cache", "--out", str(out), "--no-progress",
-        ])
+        result = CliRunner().invoke(
+            app,
+            [
+                "calibrate",
+                str(path),
+                "--judge",
+                "openai",
+                "--model",
+                "judge-m",
+                "--base-url",
+                server.base_url,
+                "--no-cache",
+                "--out",
+                str(out),
+                "--no-progress",
+            ],
+        )
         calls = server.counts()
     assert result.exit_code == 0, result.output
     assert sum(calls.values()) >= 10
@@ -210,8 +246,9 @@ def test_cli_with_openai_judge_against_fake_server(tmp_path, monkeypatch):
 def test_cli_reports_bad_label_file(tmp_path):
     path = tmp_path / "labels.jsonl"
     path.write_text('{"question": "q", "answer": "a", "labels": {"faithfulness": 2}}\n')
-    result = CliRunner().invoke(app, ["calibrate", str(path), "--no-progress", "--no-store",
-                                      "--out", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        app, ["calibrate", str(path), "--no-progress", "--no-store", "--out", str(tmp_path / "o")]
+    )
     assert result.exit_code == 2
     assert "labels.faithfulness" in result.output and "outside [0, 1]" in result.output
 
@@ -248,10 +285,12 @@ def test_cli_run_mode_writes_estimate_into_the_run_dir(tmp_path, monkeypatch):
     result, truth = lenient_run()
     save_run(result, tmp_path / "run")
     labels = tmp_path / "labels.jsonl"
-    labels.write_text("".join(
-        json.dumps({"id": f"c{i}", "labels": {"faithfulness": int(truth[i])}}) + "\n"
-        for i in range(0, 300, 6)
-    ))
+    labels.write_text(
+        "".join(
+            json.dumps({"id": f"c{i}", "labels": {"faithfulness": int(truth[i])}}) + "\n"
+            for i in range(0, 300, 6)
+        )
+    )
     out = CliRunner().invoke(app, ["calibrate", str(labels), "--run", str(tmp_path / "run")])
     assert out.exit_code == 0, out.output
     assert "Prediction-powered estimate" in out.output

@@ -1,5 +1,3 @@
-
-
 import random
 
 from factories import case, judge, run, uniform_run
@@ -14,10 +12,14 @@ def _scores(n, mean, seed, spread=0.1):
 def test_known_drop_in_one_metric_is_significant_and_others_are_not():
     base_recall = _scores(40, 0.85, 1)
     faith = _scores(40, 0.9, 2)
-    base = uniform_run(40, {"context_recall": base_recall, "faithfulness": faith},
-                       categories=("normal", "typo"))
-    new = uniform_run(40, {"context_recall": [s - 0.2 for s in base_recall],
-                           "faithfulness": faith}, categories=("normal", "typo"))
+    base = uniform_run(
+        40, {"context_recall": base_recall, "faithfulness": faith}, categories=("normal", "typo")
+    )
+    new = uniform_run(
+        40,
+        {"context_recall": [s - 0.2 for s in base_recall], "faithfulness": faith},
+        categories=("normal", "typo"),
+    )
     comparison = compare_runs(base, new)
     assert comparison.comparable
     recall = comparison.metrics["context_recall"]
@@ -33,15 +35,22 @@ def test_known_drop_in_one_metric_is_significant_and_others_are_not():
 
 
 def test_regressed_cases_worst_first_with_evidence_and_one_sided_cases():
-    base = run([
-        case("a", {"faithfulness": 1.0}), case("b", {"faithfulness": 0.9}),
-        case("c", {"faithfulness": 0.5}), case("old", {"faithfulness": 1.0}),
-    ])
-    new = run([
-        case("a", {"faithfulness": 0.2}, claims=[("It costs $5.", "contradicted")]),
-        case("b", {"faithfulness": 0.6}), case("c", {"faithfulness": 0.9}),
-        case("fresh", {"faithfulness": 1.0}),
-    ])
+    base = run(
+        [
+            case("a", {"faithfulness": 1.0}),
+            case("b", {"faithfulness": 0.9}),
+            case("c", {"faithfulness": 0.5}),
+            case("old", {"faithfulness": 1.0}),
+        ]
+    )
+    new = run(
+        [
+            case("a", {"faithfulness": 0.2}, claims=[("It costs $5.", "contradicted")]),
+            case("b", {"faithfulness": 0.6}),
+            case("c", {"faithfulness": 0.9}),
+            case("fresh", {"faithfulness": 1.0}),
+        ]
+    )
     comparison = compare_runs(base, new)
     assert [c.case_id for c in comparison.regressed] == ["a", "b"]
     assert comparison.regressed[0].diff == -0.8
@@ -60,10 +69,24 @@ def test_unscored_cases_are_not_paired():
 
 
 def test_claims_whose_verdict_changed_are_matched_by_text():
-    base = run([case("a", {"faithfulness": 1.0},
-                     claims=[("Refunds take 14 days.", "supported"), ("Gone.", "supported")])])
-    new = run([case("a", {"faithfulness": 0.5},
-                    claims=[("refunds  take 14 days.", "contradicted"), ("New.", "supported")])])
+    base = run(
+        [
+            case(
+                "a",
+                {"faithfulness": 1.0},
+                claims=[("Refunds take 14 days.", "supported"), ("Gone.", "supported")],
+            )
+        ]
+    )
+    new = run(
+        [
+            case(
+                "a",
+                {"faithfulness": 0.5},
+                claims=[("refunds  take 14 days.", "contradicted"), ("New.", "supported")],
+            )
+        ]
+    )
     changes = compare_runs(base, new).claim_changes
     assert len(changes) == 1
     assert (changes[0].base_verdict, changes[0].new_verdict) == ("supported", "contradicted")
@@ -86,8 +109,12 @@ def test_disjoint_eval_sets_are_never_comparable_and_edited_cases_are_not_paired
     new = run([case("z", {"faithfulness": 1.0})])
     assert not compare_runs(base, new, force=True).comparable
     base = run([case("a", {"faithfulness": 1.0}), case("b", {"faithfulness": 1.0})])
-    new = run([case("a", {"faithfulness": 0.0}, question="a different question"),
-               case("b", {"faithfulness": 1.0})])
+    new = run(
+        [
+            case("a", {"faithfulness": 0.0}, question="a different question"),
+            case("b", {"faithfulness": 1.0}),
+        ]
+    )
     comparison = compare_runs(base, new)
     assert comparison.changed_cases == ["a"]
     assert comparison.metrics["faithfulness"].n_paired == 1

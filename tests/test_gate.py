@@ -1,5 +1,3 @@
-
-
 import random
 
 import pytest
@@ -43,8 +41,12 @@ def _status(result):
 def test_floors_only_without_baseline():
     result = gate_run(uniform_run(50, BASE))
     assert result.passed
-    assert _status(result) == {"context_recall": "skip", "context_precision": "skip",
-                               "faithfulness": "pass", "answer_relevancy": "pass"}
+    assert _status(result) == {
+        "context_recall": "skip",
+        "context_precision": "skip",
+        "faithfulness": "pass",
+        "answer_relevancy": "pass",
+    }
     assert "no floor set and no baseline" in result.verdicts[0].line
 
 
@@ -134,14 +136,16 @@ def test_cli_gate_exit_codes_and_baseline_promotion(tmp_path):
     assert ok.output.count("\nPASS ") + ok.output.count("\nSKIP ") == 4
     missing = runner.invoke(app, ["gate", str(tmp_path / "nothing")])
     assert missing.exit_code == 2
-    promoted = runner.invoke(app, ["baseline", str(tmp_path / "rerun"), "--to",
-                                   str(tmp_path / "ci" / "baseline.json")])
+    promoted = runner.invoke(
+        app, ["baseline", str(tmp_path / "rerun"), "--to", str(tmp_path / "ci" / "baseline.json")]
+    )
     assert promoted.exit_code == 0, promoted.output
     assert load_run(tmp_path / "ci" / "baseline.json").summary.n_cases == 50
     config = tmp_path / "ragmeter.toml"
     config.write_text(f'[gate]\nbaseline = "{tmp_path / "ci" / "baseline.json"}"\n')
     via_config = runner.invoke(app, ["gate", str(tmp_path / "bad"), "--config", str(config)])
     assert via_config.exit_code == 1
-    as_json = runner.invoke(app, ["gate", str(tmp_path / "rerun"), "--config", str(config),
-                                  "--json"])
+    as_json = runner.invoke(
+        app, ["gate", str(tmp_path / "rerun"), "--config", str(config), "--json"]
+    )
     assert as_json.exit_code == 0 and '"passed": true' in as_json.output

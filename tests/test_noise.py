@@ -1,5 +1,3 @@
-
-
 import pytest
 
 from factories import case, run

@@ -9,8 +9,11 @@ from ragmeter.results import save_run
 pytest_plugins = ["pytester"]
 
 # Until the pytest11 entry point is installed, load the plugin explicitly.
-PLUGIN = [] if any(ep.name == "ragmeter" for ep in entry_points(group="pytest11")) else [
-    "-p", "ragmeter.pytest_plugin"]
+PLUGIN = (
+    []
+    if any(ep.name == "ragmeter" for ep in entry_points(group="pytest11"))
+    else ["-p", "ragmeter.pytest_plugin"]
+)
 
 
 @pytest.fixture
@@ -32,11 +35,13 @@ def test_assert_mean_and_no_regression_pass_and_fail_with_worst_cases(pytester, 
             ragmeter_run.assert_no_regression(ragmeter_baseline)
         """
     )
-    ok = pytester.runpytest_subprocess(*PLUGIN, f"--ragmeter-results={runs / 'base'}",
-                            f"--ragmeter-baseline={runs / 'base'}")
+    ok = pytester.runpytest_subprocess(
+        *PLUGIN, f"--ragmeter-results={runs / 'base'}", f"--ragmeter-baseline={runs / 'base'}"
+    )
     ok.assert_outcomes(passed=2)
-    bad = pytester.runpytest_subprocess(*PLUGIN, f"--ragmeter-results={runs / 'bad'}",
-                             f"--ragmeter-baseline={runs / 'base'}")
+    bad = pytester.runpytest_subprocess(
+        *PLUGIN, f"--ragmeter-results={runs / 'bad'}", f"--ragmeter-baseline={runs / 'base'}"
+    )
     bad.assert_outcomes(failed=2)
     out = bad.stdout.str()
     assert "faithfulness mean 0.700" in out and "is not >= 0.85" in out
@@ -92,6 +97,7 @@ def test_session_run_evaluates_a_pipeline_once(pytester):
         """
     )
     pytester.syspathinsert()
-    result = pytester.runpytest_subprocess(*PLUGIN, "--ragmeter-cases=cases.jsonl",
-                                "--ragmeter-pipeline=pipe:answer")
+    result = pytester.runpytest_subprocess(
+        *PLUGIN, "--ragmeter-cases=cases.jsonl", "--ragmeter-pipeline=pipe:answer"
+    )
     result.assert_outcomes(passed=2)

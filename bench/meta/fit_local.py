@@ -76,20 +76,26 @@ def extract(limit: int, data: Path) -> list[dict[str, Any]]:
             if "faithfulness" not in case.labels or not case.contexts:
                 continue
             sample = Sample(
-                case_id=case.id, question=case.question, history=case.history,
-                contexts=case.contexts, answer=case.answer, lang=case.lang or "en",
+                case_id=case.id,
+                question=case.question,
+                history=case.history,
+                contexts=case.contexts,
+                answer=case.answer,
+                lang=case.lang or "en",
             )
             view = build_view(sample, ("faithfulness",), judge.settings, judge.store)
             if not view.claims:
                 continue
             items = claim_evidence(view)
-            answers.append({
-                "set": name,
-                "id": case.id,
-                "label": case.labels["faithfulness"],
-                "features": [list(i.features) for i in items],
-                "decided": [i.decided for i in items],
-            })
+            answers.append(
+                {
+                    "set": name,
+                    "id": case.id,
+                    "label": case.labels["faithfulness"],
+                    "features": [list(i.features) for i in items],
+                    "decided": [i.decided for i in items],
+                }
+            )
         print(f"… {name}: {sum(a['set'] == name for a in answers)} answers", file=sys.stderr)
     return answers
 
@@ -111,8 +117,15 @@ def design(answers: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 SIGNS = {
-    "support": 1, "lexical": 1, "coverage_all": 1, "missing_words": -1, "window_missing": -1,
-    "near_miss": -1, "similarity": 1, "misplaced_number": -1, "missing_name": -1,
+    "support": 1,
+    "lexical": 1,
+    "coverage_all": 1,
+    "missing_words": -1,
+    "window_missing": -1,
+    "near_miss": -1,
+    "similarity": 1,
+    "misplaced_number": -1,
+    "missing_name": -1,
 }
 """Signs the evidence must keep (more support never lowers the probability); the other
 features are free."""
@@ -199,11 +212,17 @@ def evaluate(scores: np.ndarray, labels: np.ndarray) -> dict[str, float | None]:
 
 def rules_only(answers: list[dict[str, Any]]) -> np.ndarray:
     """The judge without weights: share of claims the rules call supported (support ≥ 0.6)."""
-    return np.asarray([
-        np.mean([d if d is not None else float(f[0] >= 0.6)
-                 for f, d in zip(a["features"], a["decided"], strict=True)])
-        for a in answers
-    ])
+    return np.asarray(
+        [
+            np.mean(
+                [
+                    d if d is not None else float(f[0] >= 0.6)
+                    for f, d in zip(a["features"], a["decided"], strict=True)
+                ]
+            )
+            for a in answers
+        ]
+    )
 
 
 def report(answers: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -249,8 +268,13 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=600, help="max cases per set (seed 0)")
     parser.add_argument("--refresh", action="store_true", help="recompute claim features")
     parser.add_argument("--write", action="store_true", help="write the shipped weights file")
-    parser.add_argument("--credit", type=float, nargs=2, default=None,
-                        help="probabilities at which a claim counts 0 and fully")
+    parser.add_argument(
+        "--credit",
+        type=float,
+        nargs=2,
+        default=None,
+        help="probabilities at which a claim counts 0 and fully",
+    )
     args = parser.parse_args()
     if args.credit:
         global CREDIT_LOW, CREDIT_HIGH
@@ -271,15 +295,16 @@ def main() -> None:
         "version": f"fit-{today}-{digest}",
         **model,
         "provenance": {
-            "fitted_on": {name: {"answers": counts[name], "source": SOURCES[name]}
-                          for name in SETS},
+            "fitted_on": {
+                name: {"answers": counts[name], "source": SOURCES[name]} for name in SETS
+            },
             "date": today,
             "script": "bench/meta/fit_local.py",
             "subsample": f"at most {args.limit} cases per set, random.Random(0)",
             "model": "logistic regression on standardised claim features; claims inherit "
-                     "their answer's label; each answer and each set weighted equally; "
-                     f"L2 {L2}; evidence signs constrained ({', '.join(sorted(SIGNS))}); "
-                     f"rule-decided claims excluded; {_credit_note()}",
+            "their answer's label; each answer and each set weighted equally; "
+            f"L2 {L2}; evidence signs constrained ({', '.join(sorted(SIGNS))}); "
+            f"rule-decided claims excluded; {_credit_note()}",
             "cv_scheme": "leave-one-dataset-out",
             "metrics": metrics,
         },

@@ -117,20 +117,22 @@ async def run_set(
             extra = {m.name: m for m in ragas}
         base_by = {m.name: m for m in base}
         for m in part.measures:
-            rows.append({
-                "set": name,
-                "metric": metric,
-                "labels": kind,
-                "measure": m.name,
-                "value": m.value,
-                "ci": m.ci,
-                "n": m.n,
-                "unscored": part.n_unscored,
-                "overlap": base_by[m.name].value,
-                "overlap_ci": base_by[m.name].ci,
-                "ragas": extra[m.name].value if m.name in extra else None,
-                "cross_validated": cv.get(name, {}).get(metric, {}).get(m.name),
-            })
+            rows.append(
+                {
+                    "set": name,
+                    "metric": metric,
+                    "labels": kind,
+                    "measure": m.name,
+                    "value": m.value,
+                    "ci": m.ci,
+                    "n": m.n,
+                    "unscored": part.n_unscored,
+                    "overlap": base_by[m.name].value,
+                    "overlap_ci": base_by[m.name].ci,
+                    "ragas": extra[m.name].value if m.name in extra else None,
+                    "cross_validated": cv.get(name, {}).get(metric, {}).get(m.name),
+                }
+            )
     return rows
 
 

@@ -198,9 +198,7 @@ async def calibrate_async(
         on_case=on_case,
     )
     labels = {c.id: c.labels for c in cases}
-    calibration = Calibration(
-        judge=run.judge, judge_key=run.judge.key(), n_cases=len(cases)
-    )
+    calibration = Calibration(judge=run.judge, judge_key=run.judge.key(), n_cases=len(cases))
     for metric in wanted:
         pairs = [(r, labels[r.id][metric]) for r in run.cases if metric in labels[r.id]]
         if not pairs:

@@ -119,7 +119,11 @@ def _same_case(a: CaseResult, b: CaseResult) -> bool:
 
 
 def paired_scores(
-    base: RunResult, new: RunResult, metric: MetricName, *, ids: set[str] | None = None,
+    base: RunResult,
+    new: RunResult,
+    metric: MetricName,
+    *,
+    ids: set[str] | None = None,
     average_repeats: bool = False,
 ) -> tuple[list[str], list[float], list[float]]:
     """(ids, base scores, new scores) for the cases scored in both runs, new's order."""
@@ -153,6 +157,7 @@ def diff_metric(
 
 def claim_changes(base_case: CaseResult, new_case: CaseResult) -> list[ClaimChange]:
     """Claims present in both answers (matched by text) whose verdict changed."""
+
     def claims(case: CaseResult) -> dict[str, str]:
         result = case.metrics.get("faithfulness")
         if result is None:

@@ -108,8 +108,9 @@ def _noise_sd(noise: NoiseSummary | None, metric: MetricName) -> float:
     return stats.noise_floor / math.sqrt(max(1, stats.repeats))
 
 
-def _floor_check(run: RunResult, metric: MetricName, floor: float, noise: NoiseSummary | None,
-                 average: bool) -> tuple[GateCheck, list[float]]:
+def _floor_check(
+    run: RunResult, metric: MetricName, floor: float, noise: NoiseSummary | None, average: bool
+) -> tuple[GateCheck, list[float]]:
     values = list(case_scores(run, metric, average_repeats=average).values())
     check = GateCheck(metric=metric, kind="floor", threshold=floor, tested=floor, n=len(values))
     if len(values) < 2:
@@ -120,14 +121,17 @@ def _floor_check(run: RunResult, metric: MetricName, floor: float, noise: NoiseS
     return check, values
 
 
-def _baseline_check(base: RunResult, new: RunResult, metric: MetricName, margin: float,
-                    noises: tuple[NoiseSummary | None, NoiseSummary | None],
-                    average: bool) -> tuple[GateCheck, list[float]]:
+def _baseline_check(
+    base: RunResult,
+    new: RunResult,
+    metric: MetricName,
+    margin: float,
+    noises: tuple[NoiseSummary | None, NoiseSummary | None],
+    average: bool,
+) -> tuple[GateCheck, list[float]]:
     _, b, n = paired_scores(base, new, metric, average_repeats=average)
     diffs = [y - x for x, y in zip(b, n, strict=True)]
-    check = GateCheck(
-        metric=metric, kind="baseline", threshold=-margin, tested=0.0, n=len(diffs)
-    )
+    check = GateCheck(metric=metric, kind="baseline", threshold=-margin, tested=0.0, n=len(diffs))
     if len(diffs) < 2:
         check.reason = f"only {len(diffs)} case(s) scored in both runs"
         return check, diffs
@@ -254,8 +258,9 @@ def _describe(check: GateCheck) -> str:
 
 def _verdict(metric: MetricName, checks: list[GateCheck]) -> MetricVerdict:
     if not checks:
-        return MetricVerdict(metric=metric, status="skip",
-                             line=f"SKIP {metric}: no floor set and no baseline given")
+        return MetricVerdict(
+            metric=metric, status="skip", line=f"SKIP {metric}: no floor set and no baseline given"
+        )
     if any(c.status == "fail" for c in checks):
         status: Status = "fail"
     elif any(c.status == "pass" for c in checks):

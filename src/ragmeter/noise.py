@@ -95,9 +95,7 @@ def measure_noise(run: RunResult) -> NoiseSummary | None:
     noisy: list[CaseNoise] = []
     for metric in METRICS:
         rows = [
-            n
-            for c in run.cases
-            if (n := case_noise(c, metric, thresholds[metric])) is not None
+            n for c in run.cases if (n := case_noise(c, metric, thresholds[metric])) is not None
         ]
         if not rows:
             continue

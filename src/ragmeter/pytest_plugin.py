@@ -44,7 +44,10 @@ _OPTIONS = {
     "config": "ragmeter.toml to read",
 }
 _OPS: dict[str, Callable[[float, float], bool]] = {
-    ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
+    ">=": operator.ge,
+    ">": operator.gt,
+    "<=": operator.le,
+    "<": operator.lt,
     "==": operator.eq,
 }
 
@@ -52,8 +55,7 @@ _OPS: dict[str, Callable[[float, float], bool]] = {
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ragmeter", "RAG quality with ragmeter")
     for name, help_text in _OPTIONS.items():
-        group.addoption(f"--ragmeter-{name}", dest=f"ragmeter_{name}", default=None,
-                        help=help_text)
+        group.addoption(f"--ragmeter-{name}", dest=f"ragmeter_{name}", default=None, help=help_text)
         parser.addini(f"ragmeter_{name}", help_text, default=None)
 
 
@@ -80,8 +82,10 @@ def _worst_lines(run: RunResult, metric: str, limit: int = 5) -> list[str]:
     )
     lines = []
     for case in scored[:limit]:
-        lines.append(f"  {case.score(metric):.2f}  {case.id} [{case.category}] "  # type: ignore[arg-type]
-                     f"{_short(case.question, 90)}")
+        lines.append(
+            f"  {case.score(metric):.2f}  {case.id} [{case.category}] "  # type: ignore[arg-type]
+            f"{_short(case.question, 90)}"
+        )
         lines.extend(f"        • {r}" for r in explain(case, metric)[:2])  # type: ignore[arg-type]
     return lines
 
@@ -108,13 +112,19 @@ class RagmeterRun:
         stats = self.result.summary.metrics.get(metric)  # type: ignore[call-overload]
         ci = f" (95% CI [{stats.ci[0]:.3f}, {stats.ci[1]:.3f}])" if stats and stats.ci else ""
         shown = "no scored case" if mean is None else f"{mean:.3f}{ci}"
-        message = [f"{metric} mean {shown} is not {op} {value}", "worst cases:",
-                   *_worst_lines(self.result, metric)]
+        message = [
+            f"{metric} mean {shown} is not {op} {value}",
+            "worst cases:",
+            *_worst_lines(self.result, metric),
+        ]
         pytest.fail("\n".join(message), pytrace=False)
 
     def assert_no_regression(
-        self, baseline: RunResult | str | Path, settings: GateSettings | None = None,
-        *, force: bool = False,
+        self,
+        baseline: RunResult | str | Path,
+        settings: GateSettings | None = None,
+        *,
+        force: bool = False,
     ) -> None:
         """Run the regression gate against `baseline`; fail listing the regressed cases."""
         from .compare import compare_runs
@@ -129,13 +139,16 @@ class RagmeterRun:
         lines += [f"  {v.line}" for v in result.verdicts if v.status == "fail"]
         lines += [f"  warning: {w}" for w in result.warnings]
         failing = {v.metric for v in result.verdicts if v.status == "fail"}
-        regressed = [c for c in compare_runs(base, self.result, force=force).regressed
-                     if c.metric in failing]
+        regressed = [
+            c for c in compare_runs(base, self.result, force=force).regressed if c.metric in failing
+        ]
         if regressed:
             lines.append("worst regressed cases:")
             for change in regressed[:8]:
-                lines.append(f"  {change.diff:+.2f} {change.metric} {change.base:.2f} → "
-                             f"{change.new:.2f}  {change.case_id}: {change.question[:90]}")
+                lines.append(
+                    f"  {change.diff:+.2f} {change.metric} {change.base:.2f} → "
+                    f"{change.new:.2f}  {change.case_id}: {change.question[:90]}"
+                )
                 lines.extend(f"        • {e}" for e in change.evidence[:2])
         pytest.fail("\n".join(lines), pytrace=False)
 
@@ -162,8 +175,10 @@ def ragmeter_run(
     if not opts.cases:
         if opts.results and Path(opts.results).exists():
             return RagmeterRun(load_run(opts.results), Path(opts.results))
-        pytest.skip("ragmeter: set --ragmeter-cases (and --ragmeter-pipeline) or "
-                    "--ragmeter-results DIR with an existing run")
+        pytest.skip(
+            "ragmeter: set --ragmeter-cases (and --ragmeter-pipeline) or "
+            "--ragmeter-results DIR with an existing run"
+        )
     from . import evaluation
     from .cases import load_cases
 
@@ -186,6 +201,8 @@ def ragmeter_baseline(ragmeter_options: RagmeterOptions) -> RunResult:
     if not path:
         pytest.skip("ragmeter: no baseline configured (--ragmeter-baseline)")
     if not Path(path).exists():
-        pytest.skip(f"ragmeter: no baseline at {path} yet; create it with "
-                    f"`ragmeter baseline RESULTS --to {path}`")
+        pytest.skip(
+            f"ragmeter: no baseline at {path} yet; create it with "
+            f"`ragmeter baseline RESULTS --to {path}`"
+        )
     return load_run(path)

@@ -56,8 +56,6 @@ FIELD_HINTS = {
 }
 
 
-
-
 @dataclass(frozen=True)
 class Record:
     """One raw record of an input file and where it starts."""

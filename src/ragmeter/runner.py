@@ -70,7 +70,11 @@ async def _judge(
 
 
 def _start_result(
-    case: Case, lang: Lang | None, contexts: list[str], answer: str, error: str | None,
+    case: Case,
+    lang: Lang | None,
+    contexts: list[str],
+    answer: str,
+    error: str | None,
     seconds: float,
 ) -> CaseResult:
     return CaseResult(

@@ -25,11 +25,16 @@ def _chat(server: FakeOpenAI, schema_model=None, **extra):
 @pytest.mark.parametrize("name", schemas.SCHEMA_NAMES)
 def test_schema_valid_responder_returns_valid_instances(name):
     model = getattr(schemas, name)
-    request = FakeRequest.parse({
-        "model": "m", "messages": [],
-        "response_format": {"type": "json_schema",
-                            "json_schema": {"name": name, "schema": strict_schema(model)}},
-    })
+    request = FakeRequest.parse(
+        {
+            "model": "m",
+            "messages": [],
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": strict_schema(model)},
+            },
+        }
+    )
     model.model_validate_json(schema_valid(request))
 
 
@@ -43,8 +48,11 @@ def test_chat_response_is_openai_shaped_with_usage():
 
 
 def test_faults_fire_as_configured():
-    faults = [Fault("rate_limit", times=1, retry_after=7), Fault("server_error", times=1),
-              Fault("truncated", times=1)]
+    faults = [
+        Fault("rate_limit", times=1, retry_after=7),
+        Fault("server_error", times=1),
+        Fault("truncated", times=1),
+    ]
     with FakeOpenAI(faults=faults) as srv:
         first = _chat(srv, schemas.ChunkRating)
         assert first.status_code == 429 and first.headers["retry-after"] == "7"

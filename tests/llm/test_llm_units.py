@@ -103,8 +103,15 @@ def test_cache_roundtrip_and_capabilities(tmp_path):
     path = tmp_path / "c.sqlite"
     cache = LLMCache(path)
     key = cache_key({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
-    cache.put(key, base_url="u", model="m", request={"x": 1}, response="out",
-              prompt_tokens=3, completion_tokens=1)
+    cache.put(
+        key,
+        base_url="u",
+        model="m",
+        request={"x": 1},
+        response="out",
+        prompt_tokens=3,
+        completion_tokens=1,
+    )
     cache.put_mode("u|m", "json_object")
     cache.close()
     again = LLMCache(path)

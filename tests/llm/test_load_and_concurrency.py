@@ -39,20 +39,41 @@ def test_latency_models_draw_in_their_range():
 
 
 def test_schema_in_a_system_prompt_is_recognised_and_answered():
-    schema = {"title": "Verdict", "type": "object", "required": ["reason", "verdict"],
-              "properties": {"reason": {"type": "string"}, "verdict": {"type": "integer"}}}
-    system = ("As a genius expert, provide the parsed objects in json that match the "
-              f"following json_schema:\n\n{json.dumps(schema, indent=2)}\n\nMake sure ...")
-    request = FakeRequest.parse({"model": "m", "response_format": {"type": "json_object"},
-                                 "messages": [{"role": "system", "content": system},
-                                              {"role": "user", "content": "rate it"}]})
+    schema = {
+        "title": "Verdict",
+        "type": "object",
+        "required": ["reason", "verdict"],
+        "properties": {"reason": {"type": "string"}, "verdict": {"type": "integer"}},
+    }
+    system = (
+        "As a genius expert, provide the parsed objects in json that match the "
+        f"following json_schema:\n\n{json.dumps(schema, indent=2)}\n\nMake sure ..."
+    )
+    request = FakeRequest.parse(
+        {
+            "model": "m",
+            "response_format": {"type": "json_object"},
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": "rate it"},
+            ],
+        }
+    )
     assert request.schema_name == "Verdict"
     assert json.loads(schema_valid(request)) == {"reason": "", "verdict": 0}
 
 
 def test_schema_tokens_count_when_asked_and_summary_reports_load():
-    rf = {"type": "json_schema", "json_schema": {"name": "X", "schema": {
-        "type": "object", "properties": {"a_rather_long_property_name": {"type": "string"}}}}}
+    rf = {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "X",
+            "schema": {
+                "type": "object",
+                "properties": {"a_rather_long_property_name": {"type": "string"}},
+            },
+        },
+    }
     counts = []
     for flag in (False, True):
         with FakeOpenAI(count_schema_tokens=flag) as server:
@@ -90,19 +111,32 @@ async def test_limiter_serves_waiters_in_order_and_never_exceeds_its_limit():
 
 
 def _cases(n: int) -> list[Case]:
-    return [Case(id=f"c{i}", question=f"What does plan {i} cost?", lang="en",
-                 ground_truth=f"Plan {i} costs {i} dollars.", answer=f"Plan {i} costs {i} dollars.",
-                 contexts=[f"Plan {i} costs {i} dollars a month.", "Other text."])
-            for i in range(n)]
+    return [
+        Case(
+            id=f"c{i}",
+            question=f"What does plan {i} cost?",
+            lang="en",
+            ground_truth=f"Plan {i} costs {i} dollars.",
+            answer=f"Plan {i} costs {i} dollars.",
+            contexts=[f"Plan {i} costs {i} dollars a month.", "Other text."],
+        )
+        for i in range(n)
+    ]
 
 
 async def test_judge_fills_its_call_limit_even_with_one_case_at_a_time(tmp_path):
     forget_output_modes()
     with FakeOpenAI(Smart(), latency=0.05) as server:
-        judge = build_llm_judge(LLMJudgeConfig(
-            model="m", base_url=server.base_url, api_key_env=None, concurrency=8,
-            cache_path=tmp_path / "c.sqlite", embedding="local",
-        ))
+        judge = build_llm_judge(
+            LLMJudgeConfig(
+                model="m",
+                base_url=server.base_url,
+                api_key_env=None,
+                concurrency=8,
+                cache_path=tmp_path / "c.sqlite",
+                embedding="local",
+            )
+        )
         run = await evaluate_async(_cases(6), PrecomputedPipeline(), judge, concurrency=1)
         await judge.aclose()
         # one case offers at most 4 calls at once: 8 in flight means cases overlap in judging
@@ -114,10 +148,15 @@ async def test_judge_fills_its_call_limit_even_with_one_case_at_a_time(tmp_path)
 async def test_first_burst_is_not_serialized_while_the_output_mode_is_unknown(tmp_path):
     forget_output_modes()
     with FakeOpenAI(Smart(), latency=0.05) as server:
-        judge = build_llm_judge(LLMJudgeConfig(
-            model="m", base_url=server.base_url, api_key_env=None, concurrency=8,
-            cache_path=tmp_path / "c.sqlite",
-        ))
+        judge = build_llm_judge(
+            LLMJudgeConfig(
+                model="m",
+                base_url=server.base_url,
+                api_key_env=None,
+                concurrency=8,
+                cache_path=tmp_path / "c.sqlite",
+            )
+        )
         await evaluate_async(_cases(1), PrecomputedPipeline(), judge, concurrency=1)
         await judge.aclose()
         first = [r.in_flight for r in server.chat_log()[:4]]

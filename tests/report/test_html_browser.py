@@ -17,17 +17,31 @@ pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="chromium missing: apt-get install chromium"),
 ]
 
-EVIL = ('<script>document.title="PWNED";window.pwned=1</script>'
-        '<img src=x onerror="document.title=\'PWNED\'"><b>bold</b>')
+EVIL = (
+    '<script>document.title="PWNED";window.pwned=1</script>'
+    "<img src=x onerror=\"document.title='PWNED'\"><b>bold</b>"
+)
 
 
 def _dump(page: Path, fragment: str, tmp_path: Path) -> tuple[str, str]:
     """The DOM after the report's scripts ran, and Chromium's log (console lines included)."""
     proc = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-         "--dump-dom", page.as_uri() + fragment],
-        capture_output=True, text=True, timeout=120, check=True,
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+            page.as_uri() + fragment,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     return proc.stdout, proc.stderr
 
@@ -39,14 +53,39 @@ def _rows(dom: str) -> list[str]:
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     cases = [
-        case("refund-1", {"faithfulness": 0.3, "context_recall": 1.0, "context_precision": 0.5,
-                          "answer_relevancy": 0.9}, contexts=[EVIL, "Refunds take 14 days."],
-             claims=[("Refunds take 30 days.", "contradicted"), ("It is free.", "supported")]),
-        case("typo-1", {"faithfulness": 1.0, "context_recall": 0.2, "context_precision": 1.0,
-                        "answer_relevancy": 0.9}, category="typo", question="how lnog refnds?"),
-        case("oos-1", {"faithfulness": "refusal: answer has no claims", "context_recall": 1.0,
-                       "context_precision": 1.0, "answer_relevancy": 0.9},
-             category="out_of_scope", question="What is the weather?"),
+        case(
+            "refund-1",
+            {
+                "faithfulness": 0.3,
+                "context_recall": 1.0,
+                "context_precision": 0.5,
+                "answer_relevancy": 0.9,
+            },
+            contexts=[EVIL, "Refunds take 14 days."],
+            claims=[("Refunds take 30 days.", "contradicted"), ("It is free.", "supported")],
+        ),
+        case(
+            "typo-1",
+            {
+                "faithfulness": 1.0,
+                "context_recall": 0.2,
+                "context_precision": 1.0,
+                "answer_relevancy": 0.9,
+            },
+            category="typo",
+            question="how lnog refnds?",
+        ),
+        case(
+            "oos-1",
+            {
+                "faithfulness": "refusal: answer has no claims",
+                "context_recall": 1.0,
+                "context_precision": 1.0,
+                "answer_relevancy": 0.9,
+            },
+            category="out_of_scope",
+            question="What is the weather?",
+        ),
     ]
     path = tmp_path_factory.mktemp("html") / "report.html"
     path.write_text(render_html(run(cases)), encoding="utf-8")

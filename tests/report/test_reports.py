@@ -1,5 +1,3 @@
-
-
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -14,16 +12,41 @@ EVIL = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> 
 
 
 def _run():
-    return run([
-        case("a", {"faithfulness": 0.4, "context_recall": 1.0, "context_precision": 0.5,
-                   "answer_relevancy": 0.9},
-             claims=[("Refunds take 30 days.", "contradicted")], contexts=[EVIL, "plain"]),
-        case("b", {"faithfulness": 1.0, "context_recall": 0.2,
-                   "context_precision": "no chunks retrieved", "answer_relevancy": 0.8},
-             category="typo", question=EVIL),
-        case("c", {"faithfulness": 0.9, "context_recall": 0.9, "context_precision": 1.0,
-                   "answer_relevancy": 0.9}),
-    ])
+    return run(
+        [
+            case(
+                "a",
+                {
+                    "faithfulness": 0.4,
+                    "context_recall": 1.0,
+                    "context_precision": 0.5,
+                    "answer_relevancy": 0.9,
+                },
+                claims=[("Refunds take 30 days.", "contradicted")],
+                contexts=[EVIL, "plain"],
+            ),
+            case(
+                "b",
+                {
+                    "faithfulness": 1.0,
+                    "context_recall": 0.2,
+                    "context_precision": "no chunks retrieved",
+                    "answer_relevancy": 0.8,
+                },
+                category="typo",
+                question=EVIL,
+            ),
+            case(
+                "c",
+                {
+                    "faithfulness": 0.9,
+                    "context_recall": 0.9,
+                    "context_precision": 1.0,
+                    "answer_relevancy": 0.9,
+                },
+            ),
+        ]
+    )
 
 
 def test_markdown_has_summary_diagnosis_failures_and_escapes_user_text():

@@ -59,7 +59,10 @@ def gate(
             else:
                 base = load_run(base_path)
         result = gate_run(
-            run, settings, baseline=base, baseline_source=str(base_path) if base_path else None,
+            run,
+            settings,
+            baseline=base,
+            baseline_source=str(base_path) if base_path else None,
             force=force,
         )
     if as_json:
@@ -68,8 +71,8 @@ def gate(
         against = f" against {result.baseline}" if result.baseline else " (no baseline)"
         typer.echo(
             f"ragmeter gate: {new}{against} · alpha {result.alpha} (Holm) · margin "
-            f"{result.margin}" + (f" · mean of {result.repeats} judgements" if
-                                  result.repeats > 1 else "")
+            f"{result.margin}"
+            + (f" · mean of {result.repeats} judgements" if result.repeats > 1 else "")
         )
         for verdict in result.verdicts:
             typer.echo(verdict.line)
@@ -93,9 +96,7 @@ def baseline(
     from ..results import load_run, write_atomic
 
     with user_errors():
-        target = to or (
-            Path(p) if (p := load_settings(config).gate.baseline) else None
-        )
+        target = to or (Path(p) if (p := load_settings(config).gate.baseline) else None)
         if target is None:
             fail("no baseline file: pass --to FILE (or set [gate] baseline in ragmeter.toml)")
         run = load_run(new)

@@ -224,9 +224,7 @@ class StructuredCaller:
                 "json_schema": {"name": name, "schema": schema, "strict": True},
             }
         else:
-            instruction = SCHEMA_INSTRUCTION.replace("$name", name).replace(
-                "$schema", schema_text
-            )
+            instruction = SCHEMA_INSTRUCTION.replace("$name", name).replace("$schema", schema_text)
             messages = _with_instruction(messages, instruction)
             if mode == "json_object":
                 response_format = {"type": "json_object"}

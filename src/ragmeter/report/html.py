@@ -59,31 +59,41 @@ def metrics_chart(run: RunResult) -> str:
     rows = [(m, s) for m in METRICS if (s := run.summary.metrics.get(m)) is not None]
     left, width, row_h = 150, 320, 26
     height = row_h * len(rows) + 24
-    parts = [f'<svg role="img" aria-label="mean per metric" width="{left + width + 60}" '
-             f'height="{height}" xmlns="http://www.w3.org/2000/svg" font-size="12">']
+    parts = [
+        f'<svg role="img" aria-label="mean per metric" width="{left + width + 60}" '
+        f'height="{height}" xmlns="http://www.w3.org/2000/svg" font-size="12">'
+    ]
     for tick in (0, 0.25, 0.5, 0.75, 1.0):
         x = left + tick * width
         parts.append(
             f'<line x1="{x:.1f}" y1="0" x2="{x:.1f}" y2="{height - 18}" stroke="#d0d7de"/>'
         )
-        parts.append(f'<text x="{x:.1f}" y="{height - 4}" text-anchor="middle" '
-                     f'fill="#656d76">{tick:g}</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{height - 4}" text-anchor="middle" '
+            f'fill="#656d76">{tick:g}</text>'
+        )
     for i, (metric, s) in enumerate(rows):
         y = i * row_h + 4
         parts.append(f'<text x="{left - 8}" y="{y + 14}" text-anchor="end">{metric}</text>')
         if s.mean is None:
             parts.append(f'<text x="{left + 4}" y="{y + 14}" fill="#656d76">unscored</text>')
             continue
-        parts.append(f'<rect x="{left}" y="{y + 3}" width="{s.mean * width:.1f}" height="14" '
-                     f'fill="{COLORS[i % 4]}" opacity="0.8"><title>{metric} mean {s.mean:.3f}'
-                     f'</title></rect>')
+        parts.append(
+            f'<rect x="{left}" y="{y + 3}" width="{s.mean * width:.1f}" height="14" '
+            f'fill="{COLORS[i % 4]}" opacity="0.8"><title>{metric} mean {s.mean:.3f}'
+            f"</title></rect>"
+        )
         if s.ci is not None:
             lo, hi = left + s.ci[0] * width, left + s.ci[1] * width
-            parts.append(f'<line x1="{lo:.1f}" y1="{y + 10}" x2="{hi:.1f}" y2="{y + 10}" '
-                         'stroke="#1f2328" stroke-width="1.5"/>')
+            parts.append(
+                f'<line x1="{lo:.1f}" y1="{y + 10}" x2="{hi:.1f}" y2="{y + 10}" '
+                'stroke="#1f2328" stroke-width="1.5"/>'
+            )
             for x in (lo, hi):
-                parts.append(f'<line x1="{x:.1f}" y1="{y + 5}" x2="{x:.1f}" y2="{y + 15}" '
-                             'stroke="#1f2328" stroke-width="1.5"/>')
+                parts.append(
+                    f'<line x1="{x:.1f}" y1="{y + 5}" x2="{x:.1f}" y2="{y + 15}" '
+                    'stroke="#1f2328" stroke-width="1.5"/>'
+                )
         parts.append(f'<text x="{left + width + 6}" y="{y + 14}">{s.mean:.2f}</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -97,13 +107,16 @@ def category_chart(run: RunResult) -> str:
     group_w, bar_w, plot_h, top = 4 * 16 + 24, 16, 140, 10
     width = 40 + group_w * len(cats)
     height = top + plot_h + 40
-    parts = [f'<svg role="img" aria-label="mean per category" width="{width}" height="{height}" '
-             'xmlns="http://www.w3.org/2000/svg" font-size="11">']
+    parts = [
+        f'<svg role="img" aria-label="mean per category" width="{width}" height="{height}" '
+        'xmlns="http://www.w3.org/2000/svg" font-size="11">'
+    ]
     for tick in (0, 0.5, 1.0):
         y = top + plot_h * (1 - tick)
         parts.append(f'<line x1="30" y1="{y:.1f}" x2="{width}" y2="{y:.1f}" stroke="#d0d7de"/>')
-        parts.append(f'<text x="26" y="{y + 4:.1f}" text-anchor="end" fill="#656d76">{tick:g}'
-                     '</text>')
+        parts.append(
+            f'<text x="26" y="{y + 4:.1f}" text-anchor="end" fill="#656d76">{tick:g}</text>'
+        )
     for g, cat in enumerate(cats):
         x0 = 40 + g * group_w
         for i, metric in enumerate(METRICS):
@@ -114,15 +127,20 @@ def category_chart(run: RunResult) -> str:
             parts.append(
                 f'<rect x="{x0 + i * bar_w}" y="{top + plot_h - h:.1f}" width="{bar_w - 2}" '
                 f'height="{h:.1f}" fill="{COLORS[i]}"><title>{escape(cat)} · {metric} '
-                f'{s.mean:.3f} (n={s.n_scored})</title></rect>'
+                f"{s.mean:.3f} (n={s.n_scored})</title></rect>"
             )
         label = escape(cat if len(cat) <= 14 else cat[:13] + "…")
-        parts.append(f'<text x="{x0 + 2 * bar_w:.1f}" y="{top + plot_h + 16}" '
-                     f'text-anchor="middle">{label}</text>')
-        n = max((s.n_scored + s.n_unscored for s in run.summary.by_category[cat].values()),
-                default=0)
-        parts.append(f'<text x="{x0 + 2 * bar_w:.1f}" y="{top + plot_h + 30}" '
-                     f'text-anchor="middle" fill="#656d76">n={n}</text>')
+        parts.append(
+            f'<text x="{x0 + 2 * bar_w:.1f}" y="{top + plot_h + 16}" '
+            f'text-anchor="middle">{label}</text>'
+        )
+        n = max(
+            (s.n_scored + s.n_unscored for s in run.summary.by_category[cat].values()), default=0
+        )
+        parts.append(
+            f'<text x="{x0 + 2 * bar_w:.1f}" y="{top + plot_h + 30}" '
+            f'text-anchor="middle" fill="#656d76">n={n}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -132,16 +150,21 @@ def histogram_chart(metric: str, stats: MetricSummary, color: str) -> str:
     counts = stats.histogram or [0] * 10
     top = max(counts) or 1
     bar_w, plot_h = 20, 70
-    parts = [f'<svg role="img" aria-label="{metric} distribution" width="{bar_w * 10 + 10}" '
-             f'height="{plot_h + 18}" xmlns="http://www.w3.org/2000/svg" font-size="10">']
+    parts = [
+        f'<svg role="img" aria-label="{metric} distribution" width="{bar_w * 10 + 10}" '
+        f'height="{plot_h + 18}" xmlns="http://www.w3.org/2000/svg" font-size="10">'
+    ]
     for i, count in enumerate(counts):
         h = plot_h * count / top
-        parts.append(f'<rect x="{5 + i * bar_w}" y="{plot_h - h:.1f}" width="{bar_w - 2}" '
-                     f'height="{h:.1f}" fill="{color}"><title>{i / 10:.1f}–{(i + 1) / 10:.1f}: '
-                     f'{count} cases</title></rect>')
+        parts.append(
+            f'<rect x="{5 + i * bar_w}" y="{plot_h - h:.1f}" width="{bar_w - 2}" '
+            f'height="{h:.1f}" fill="{color}"><title>{i / 10:.1f}–{(i + 1) / 10:.1f}: '
+            f"{count} cases</title></rect>"
+        )
     parts.append(f'<text x="5" y="{plot_h + 14}" fill="#656d76">0</text>')
-    parts.append(f'<text x="{bar_w * 10 + 5}" y="{plot_h + 14}" text-anchor="end" '
-                 'fill="#656d76">1</text>')
+    parts.append(
+        f'<text x="{bar_w * 10 + 5}" y="{plot_h + 14}" text-anchor="end" fill="#656d76">1</text>'
+    )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -165,14 +188,23 @@ def _case_data(run: RunResult) -> list[dict[str, Any]]:
                 mode="json",
                 include={"claims", "chunks", "points", "generated_questions", "notes"},
             )
-        out.append({
-            "id": case.id, "category": case.category, "lang": case.lang,
-            "question": case.question, "ground_truth": case.ground_truth,
-            "history": [t.model_dump(mode="json") for t in case.history],
-            "contexts": case.contexts, "answer": case.answer,
-            "pipeline_error": case.pipeline_error, "scores": scores, "unscored": unscored,
-            "failing": failing, "evidence": evidence,
-        })
+        out.append(
+            {
+                "id": case.id,
+                "category": case.category,
+                "lang": case.lang,
+                "question": case.question,
+                "ground_truth": case.ground_truth,
+                "history": [t.model_dump(mode="json") for t in case.history],
+                "contexts": case.contexts,
+                "answer": case.answer,
+                "pipeline_error": case.pipeline_error,
+                "scores": scores,
+                "unscored": unscored,
+                "failing": failing,
+                "evidence": evidence,
+            }
+        )
     return out
 
 
@@ -191,9 +223,13 @@ def _summary_table(run: RunResult) -> str:
         ci = "—" if s.ci is None else f"[{s.ci[0]:.2f}, {s.ci[1]:.2f}]"
         reasons = "; ".join(f"{r}: {n}" for r, n in s.unscored_reasons.items())
         cells = [
-            metric, "retrieval" if metric in RETRIEVAL_METRICS else "generation",
-            _fmt(s.mean), ci, str(s.n_scored),
-            f'<span title="{escape(reasons)}">{s.n_unscored}</span>', str(s.n_failed),
+            metric,
+            "retrieval" if metric in RETRIEVAL_METRICS else "generation",
+            _fmt(s.mean),
+            ci,
+            str(s.n_scored),
+            f'<span title="{escape(reasons)}">{s.n_unscored}</span>',
+            str(s.n_failed),
         ]
         if noise:
             m = noise.metrics.get(metric)
@@ -209,24 +245,33 @@ def _comparison_section(run: RunResult, baseline: RunResult) -> str:
     comparison = compare_runs(baseline, run, force=True)
     out = ["<h2>Compared with the baseline</h2>"]
     out += [f'<div class="banner warn">{escape(p)}</div>' for p in comparison.problems]
-    out.append("<table><tr><th>metric</th><th class=num>paired</th><th class=num>base</th>"
-               "<th class=num>new</th><th class=num>diff</th><th>95% CI</th><th>significant</th>"
-               "</tr>")
+    out.append(
+        "<table><tr><th>metric</th><th class=num>paired</th><th class=num>base</th>"
+        "<th class=num>new</th><th class=num>diff</th><th>95% CI</th><th>significant</th>"
+        "</tr>"
+    )
     for metric, d in comparison.metrics.items():
         ci = "—" if d.ci is None else f"[{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]"
-        cls = "" if not d.significant or d.diff is None else (
-            "score fail" if d.diff < 0 else "score pass")
+        cls = (
+            ""
+            if not d.significant or d.diff is None
+            else ("score fail" if d.diff < 0 else "score pass")
+        )
         diff = "—" if d.diff is None else f"{d.diff:+.3f}"
-        out.append(f"<tr><td>{metric}</td><td class=num>{d.n_paired}</td><td class=num>"
-                   f"{_fmt(d.base_mean)}</td><td class=num>{_fmt(d.new_mean)}</td>"
-                   f'<td class="num {cls}">{diff}</td><td>{ci}</td>'
-                   f"<td>{'yes' if d.significant else 'no'}</td></tr>")
+        out.append(
+            f"<tr><td>{metric}</td><td class=num>{d.n_paired}</td><td class=num>"
+            f"{_fmt(d.base_mean)}</td><td class=num>{_fmt(d.new_mean)}</td>"
+            f'<td class="num {cls}">{diff}</td><td>{ci}</td>'
+            f"<td>{'yes' if d.significant else 'no'}</td></tr>"
+        )
     out.append("</table>")
     if comparison.regressed:
         out.append(f"<h3>Regressed cases ({len(comparison.regressed)}), worst first</h3><ul>")
         for c in comparison.regressed[:20]:
-            out.append(f"<li><b>{escape(c.case_id)}</b> {c.metric} {c.base:.2f} → {c.new:.2f} "
-                       f"({c.diff:+.2f}): {escape(c.question[:140])}</li>")
+            out.append(
+                f"<li><b>{escape(c.case_id)}</b> {c.metric} {c.base:.2f} → {c.new:.2f} "
+                f"({c.diff:+.2f}): {escape(c.question[:140])}</li>"
+            )
         out.append("</ul>")
     return "".join(out)
 
@@ -247,20 +292,28 @@ def render_html(run: RunResult, *, baseline: RunResult | None = None) -> str:
     diag = run.diagnosis
     findings = "".join(
         f'<li class="{escape(f.severity)}">[{escape(f.stage)}] {escape(f.message)}'
-        + (f'<div class="advice">→ {escape(f.advice)}</div>'
-           if f.advice and f.severity in ("fix-first", "weak") else "")
+        + (
+            f'<div class="advice">→ {escape(f.advice)}</div>'
+            if f.advice and f.severity in ("fix-first", "weak")
+            else ""
+        )
         + "</li>"
         for f in diag.findings
     )
     warnings = "".join(f'<div class="banner warn">{escape(w)}</div>' for w in run.run.warnings)
     if run.summary.n_pipeline_errors:
-        warnings += (f'<div class="banner error">{run.summary.n_pipeline_errors} cases failed in '
-                     "the pipeline (unscored)</div>")
-    categories = "".join(f'<option value="{escape(c)}">{escape(c)}</option>'
-                         for c in run.summary.by_category)
+        warnings += (
+            f'<div class="banner error">{run.summary.n_pipeline_errors} cases failed in '
+            "the pipeline (unscored)</div>"
+        )
+    categories = "".join(
+        f'<option value="{escape(c)}">{escape(c)}</option>' for c in run.summary.by_category
+    )
     failing_opts = "".join(f'<option value="{m}">failing {m}</option>' for m in METRICS)
-    legend = "".join(f'<span><i class="sw" style="background:{COLORS[i]}"></i>{m}</span>'
-                     for i, m in enumerate(METRICS))
+    legend = "".join(
+        f'<span><i class="sw" style="background:{COLORS[i]}"></i>{m}</span>'
+        for i, m in enumerate(METRICS)
+    )
     heads = "".join(f"<th class=num>{m.replace('_', ' ')}</th>" for m in METRICS)
     comparison = _comparison_section(run, baseline) if baseline is not None else ""
     title = f"ragmeter report · {run.run.pipeline or 'run'}"

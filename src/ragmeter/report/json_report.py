@@ -37,8 +37,8 @@ def report_dict(run: RunResult, *, baseline: RunResult | None = None) -> dict[st
 
         comparison = compare_runs(baseline, run)
         data["comparison"] = comparison.model_dump(
-            mode="json", include={"comparable", "problems", "metrics", "only_in_base",
-                                  "only_in_new"}
+            mode="json",
+            include={"comparable", "problems", "metrics", "only_in_base", "only_in_new"},
         )
     return data
 

@@ -39,8 +39,9 @@ def render_junit(run: RunResult, *, baseline: RunResult | None = None) -> str:
             result = case.metrics.get(metric)
             if case.pipeline_error is not None:
                 counts["errors"] += 1
-                node = ET.SubElement(test, "error", message=_clean(case.pipeline_error[:500]),
-                                     type="PipelineError")
+                node = ET.SubElement(
+                    test, "error", message=_clean(case.pipeline_error[:500]), type="PipelineError"
+                )
                 node.text = _clean(case.question)
             elif result is None or result.score is None:
                 counts["skipped"] += 1

@@ -139,9 +139,7 @@ def calibration_lines(run: RunResult) -> list[str]:
     if not notes:
         return [_UNCALIBRATED]
     judged = [m for m in METRICS if m in run.summary.metrics]
-    return [
-        note_line(notes[m]) if m in notes else f"{m} judge: uncalibrated" for m in judged
-    ]
+    return [note_line(notes[m]) if m in notes else f"{m} judge: uncalibrated" for m in judged]
 
 
 def render_terminal(

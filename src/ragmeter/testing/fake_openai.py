@@ -254,22 +254,28 @@ class FakeOpenAI:
                 prompt += count_tokens(json.dumps(body["tools"], ensure_ascii=False))
         completion = count_tokens(text)
         entry.prompt_tokens, entry.completion_tokens = prompt, completion
-        return 200, {}, {
-            "id": f"chatcmpl-fake-{entry.index}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": request.model,
-            "choices": [{
-                "index": 0,
-                "message": {"role": "assistant", "content": text},
-                "finish_reason": "stop",
-            }],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
+        return (
+            200,
+            {},
+            {
+                "id": f"chatcmpl-fake-{entry.index}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": request.model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
+                },
             },
-        }
+        )
 
     def _embeddings(self, body: dict[str, Any], entry: LoggedRequest) -> tuple[int, dict, dict]:
         inputs = body.get("input")
@@ -280,19 +286,26 @@ class FakeOpenAI:
             {"object": "embedding", "index": i, "embedding": self.embed(str(t))}
             for i, t in enumerate(texts)
         ]
-        return 200, {}, {
-            "object": "list",
-            "data": data,
-            "model": body.get("model", ""),
-            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
-        }
+        return (
+            200,
+            {},
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model", ""),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            },
+        )
 
     def handle(self, path: str, body: dict[str, Any]) -> tuple[int, dict, dict]:
         with self._lock:
             now = time.monotonic()
             self._in_flight += 1
             entry = LoggedRequest(
-                index=len(self.log), path=path, started=now, in_flight=self._in_flight,
+                index=len(self.log),
+                path=path,
+                started=now,
+                in_flight=self._in_flight,
                 body=body if self.keep_bodies else {},
             )
             self.log.append(entry)
@@ -330,8 +343,11 @@ def _corrupt(text: str, kind: str) -> str:
         except json.JSONDecodeError:
             return text
         for key, value in data.items():  # the first list of indexed verdicts
-            if value and isinstance(value, list) and isinstance(value[0], dict) and any(
-                k.endswith("index") for k in value[0]
+            if (
+                value
+                and isinstance(value, list)
+                and isinstance(value[0], dict)
+                and any(k.endswith("index") for k in value[0])
             ):
                 data[key] = value[:-1] if len(value) > 1 else value * 2
                 break
@@ -377,5 +393,3 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
-
-

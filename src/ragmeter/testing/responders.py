@@ -147,9 +147,23 @@ _STOP = frozenset(
 )
 
 _NONCOMMITTAL = (
-    "i don't know", "i do not know", "cannot answer", "can't answer", "not mentioned",
-    "no information", "not covered", "unable to", "do not contain", "don't contain",
-    "不知道", "无法回答", "没有提到", "未提及", "没有相关", "无法确定", "不包含",
+    "i don't know",
+    "i do not know",
+    "cannot answer",
+    "can't answer",
+    "not mentioned",
+    "no information",
+    "not covered",
+    "unable to",
+    "do not contain",
+    "don't contain",
+    "不知道",
+    "无法回答",
+    "没有提到",
+    "未提及",
+    "没有相关",
+    "无法确定",
+    "不包含",
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*")
 _CJK = re.compile(r"[\u4e00-\u9fff]+")
@@ -227,10 +241,15 @@ class Smart:
                     verdict, reason = "contradicted", "the chunk gives different figures"
                 else:
                     verdict, reason = "supported", "the chunk states this"
-            out.append({
-                "claim_index": i, "verdict": verdict,
-                "chunk_index": best if quote else None, "quote": quote, "reason": reason,
-            })
+            out.append(
+                {
+                    "claim_index": i,
+                    "verdict": verdict,
+                    "chunk_index": best if quote else None,
+                    "quote": quote,
+                    "reason": reason,
+                }
+            )
         return {"verdicts": out}
 
     def relevancy(self, blocks: dict[str, str], task: str) -> dict[str, Any]:
@@ -267,8 +286,12 @@ class Smart:
         out = []
         for point in split_sentences(blocks.get("REFERENCE", "")):
             found = [i for i, c in enumerate(contexts) if overlap(point, c) >= self.threshold]
-            out.append({
-                "point": point, "supported": bool(found), "chunk_indices": found,
-                "reason": "found in the chunks" if found else "no chunk states it",
-            })
+            out.append(
+                {
+                    "point": point,
+                    "supported": bool(found),
+                    "chunk_indices": found,
+                    "reason": "found in the chunks" if found else "no chunk states it",
+                }
+            )
         return {"points": out}

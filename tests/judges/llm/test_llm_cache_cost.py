@@ -22,10 +22,16 @@ from ragmeter.testing import FakeOpenAI, Smart
 
 def sample(i: int) -> Sample:
     return Sample(
-        case_id=f"c{i}", question=f"Where is warehouse {i} located?",
+        case_id=f"c{i}",
+        question=f"Where is warehouse {i} located?",
         ground_truth=f"Warehouse {i} is located in Leeds. It has {i + 3} loading docks.",
-        contexts=[f"Warehouse {i} is located in Leeds.", "Bakeries open early.",
-                  f"The warehouse has {i + 3} loading docks.", "Rivers flow east.", "It rained."],
+        contexts=[
+            f"Warehouse {i} is located in Leeds.",
+            "Bakeries open early.",
+            f"The warehouse has {i + 3} loading docks.",
+            "Rivers flow east.",
+            "It rained.",
+        ],
         answer=f"Warehouse {i} is located in Leeds. It has {i + 3} loading docks.",
     )
 
@@ -35,7 +41,10 @@ SAMPLES = [sample(i) for i in range(6)]
 
 def config(server: FakeOpenAI, path, **kw) -> LLMJudgeConfig:
     return LLMJudgeConfig(
-        model="judge-m", base_url=server.base_url, cache_path=path, backoff_base=0.01,
+        model="judge-m",
+        base_url=server.base_url,
+        cache_path=path,
+        backoff_base=0.01,
         embedding=EmbeddingEndpoint(model="emb", base_url=server.base_url, api_key_env=None),
         **kw,
     )

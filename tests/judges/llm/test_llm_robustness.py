@@ -13,27 +13,43 @@ from ragmeter.testing import FakeOpenAI, Fault, Scripted, Smart
 def sample(i: int, lang: str = "en") -> Sample:
     if lang == "zh":
         return Sample(
-            case_id=f"zh{i}", lang="zh", question=f"第{i}号仓库在哪个城市？",
+            case_id=f"zh{i}",
+            lang="zh",
+            question=f"第{i}号仓库在哪个城市？",
             ground_truth=f"第{i}号仓库位于杭州。仓库有{i + 3}个装卸口。",
-            contexts=[f"第{i}号仓库位于杭州西湖区。", "面包店早上七点开门。",
-                      f"该仓库共有{i + 3}个装卸口。", "河流向东流。", "天气晴朗。"],
+            contexts=[
+                f"第{i}号仓库位于杭州西湖区。",
+                "面包店早上七点开门。",
+                f"该仓库共有{i + 3}个装卸口。",
+                "河流向东流。",
+                "天气晴朗。",
+            ],
             answer=f"第{i}号仓库位于杭州。它有{i + 3}个装卸口。月亮是奶酪做的。",
         )
     return Sample(
-        case_id=f"en{i}", question=f"Where is warehouse {i} located?",
+        case_id=f"en{i}",
+        question=f"Where is warehouse {i} located?",
         ground_truth=f"Warehouse {i} is located in Leeds. It has {i + 3} loading docks.",
-        contexts=[f"Warehouse {i} is located in Leeds, near the station.", "Bakeries open early.",
-                  f"The warehouse has {i + 3} loading docks.", "Rivers flow east.", "It rained."],
+        contexts=[
+            f"Warehouse {i} is located in Leeds, near the station.",
+            "Bakeries open early.",
+            f"The warehouse has {i + 3} loading docks.",
+            "Rivers flow east.",
+            "It rained.",
+        ],
         answer=f"Warehouse {i} is located in Leeds. It has {i + 3} loading docks. "
-               "The manager is called Bob.",
+        "The manager is called Bob.",
     )
 
 
 def make_judge(server: FakeOpenAI, tmp_path, name="c.sqlite", **kw):
     config = LLMJudgeConfig(
-        model="judge-m", base_url=server.base_url, cache_path=tmp_path / name,
+        model="judge-m",
+        base_url=server.base_url,
+        cache_path=tmp_path / name,
         embedding=EmbeddingEndpoint(model="emb", base_url=server.base_url, api_key_env=None),
-        backoff_base=0.01, **kw,
+        backoff_base=0.01,
+        **kw,
     )
     return build_llm_judge(config)
 
@@ -106,8 +122,9 @@ async def test_unrepairable_reply_is_unscored_with_raw_output_kept(tmp_path):
 
 
 async def test_wrong_verdict_count_is_repaired_or_unscored(tmp_path):
-    with FakeOpenAI(Smart(), faults=[Fault("wrong_count", schema="ContextPrecisionVerdicts",
-                                           times=1)]) as server:
+    with FakeOpenAI(
+        Smart(), faults=[Fault("wrong_count", schema="ContextPrecisionVerdicts", times=1)]
+    ) as server:
         judge = make_judge(server, tmp_path)
         repaired = await judge.judge(sample(1), ("context_precision",))
         await judge.aclose()
@@ -134,8 +151,10 @@ async def test_rate_limit_honours_retry_after(tmp_path):
 
 
 async def test_server_errors_and_timeouts_are_retried(tmp_path):
-    faults = [Fault("server_error", times=2, schema="ContextRecallPoints"),
-              Fault("slow", times=1, delay=1.0, schema="ContextPrecisionVerdicts")]
+    faults = [
+        Fault("server_error", times=2, schema="ContextRecallPoints"),
+        Fault("slow", times=1, delay=1.0, schema="ContextPrecisionVerdicts"),
+    ]
     with FakeOpenAI(Smart(), faults=faults) as server:
         judge = make_judge(server, tmp_path, timeout=0.3)
         results = await judge.judge(sample(1), ("context_recall", "context_precision"))

@@ -15,8 +15,11 @@ EN = Sample(
     question="How tall is the Eiffel Tower?",
     ground_truth="It is 330 m tall. It was built in 1889. It is in Paris.",
     contexts=[
-        "The Eiffel Tower is 330 metres tall.", "Lyon is a city.", "It opened in 1889.",
-        "Bread is baked.", "Rivers flow.",
+        "The Eiffel Tower is 330 metres tall.",
+        "Lyon is a city.",
+        "It opened in 1889.",
+        "Bread is baked.",
+        "Rivers flow.",
     ],
     answer="The tower is 330 m tall. It was finished in 1889. It is red. It is in Rome.",
 )
@@ -26,8 +29,11 @@ ZH = Sample(
     question="埃菲尔铁塔有多高？",
     ground_truth="铁塔高330米。建于1889年。位于巴黎。",
     contexts=[
-        "埃菲尔铁塔高330米。", "里昂是一座城市。", "铁塔于1889年开放。",
-        "面包是烤的。", "河流在流动。",
+        "埃菲尔铁塔高330米。",
+        "里昂是一座城市。",
+        "铁塔于1889年开放。",
+        "面包是烤的。",
+        "河流在流动。",
     ],
     answer="铁塔高330米。它建于1889年。它是红色的。它在罗马。",
 )
@@ -46,37 +52,69 @@ def embed(text: str) -> list[float]:
 
 
 def script(claims: list[str]) -> Scripted:
-    return Scripted({
-        "FaithfulnessClaims": {"claims": claims},
-        "FaithfulnessVerdicts": {"verdicts": [
-            {"claim_index": 0, "verdict": "supported", "chunk_index": 0,
-             "quote": "330", "reason": "stated"},
-            {"claim_index": 1, "verdict": "supported", "chunk_index": 2, "quote": "",
-             "reason": "r"},
-            {"claim_index": 2, "verdict": "not_verifiable", "chunk_index": None, "quote": "",
-             "reason": "r"},
-            {"claim_index": 3, "verdict": "contradicted", "chunk_index": None, "quote": "",
-             "reason": "r"},
-        ]},
-        "ContextPrecisionVerdicts": {"chunks": [
-            {"index": i, "useful": i in (0, 2), "reason": ""} for i in range(5)
-        ]},
-        "ContextRecallPoints": {"points": [
-            {"point": "p0", "supported": True, "chunk_indices": [0], "reason": ""},
-            {"point": "p1", "supported": True, "chunk_indices": [2], "reason": ""},
-            {"point": "p2", "supported": False, "chunk_indices": [], "reason": ""},
-        ]},
-        "AnswerRelevancy": {"resolved_question": "", "noncommittal": False,
-                            "questions": ["q1", "q2", "q3"]},
-    })
+    return Scripted(
+        {
+            "FaithfulnessClaims": {"claims": claims},
+            "FaithfulnessVerdicts": {
+                "verdicts": [
+                    {
+                        "claim_index": 0,
+                        "verdict": "supported",
+                        "chunk_index": 0,
+                        "quote": "330",
+                        "reason": "stated",
+                    },
+                    {
+                        "claim_index": 1,
+                        "verdict": "supported",
+                        "chunk_index": 2,
+                        "quote": "",
+                        "reason": "r",
+                    },
+                    {
+                        "claim_index": 2,
+                        "verdict": "not_verifiable",
+                        "chunk_index": None,
+                        "quote": "",
+                        "reason": "r",
+                    },
+                    {
+                        "claim_index": 3,
+                        "verdict": "contradicted",
+                        "chunk_index": None,
+                        "quote": "",
+                        "reason": "r",
+                    },
+                ]
+            },
+            "ContextPrecisionVerdicts": {
+                "chunks": [{"index": i, "useful": i in (0, 2), "reason": ""} for i in range(5)]
+            },
+            "ContextRecallPoints": {
+                "points": [
+                    {"point": "p0", "supported": True, "chunk_indices": [0], "reason": ""},
+                    {"point": "p1", "supported": True, "chunk_indices": [2], "reason": ""},
+                    {"point": "p2", "supported": False, "chunk_indices": [], "reason": ""},
+                ]
+            },
+            "AnswerRelevancy": {
+                "resolved_question": "",
+                "noncommittal": False,
+                "questions": ["q1", "q2", "q3"],
+            },
+        }
+    )
 
 
 def make_judge(server: FakeOpenAI, tmp_path, **kw):
     forget_output_modes()
     config = LLMJudgeConfig(
-        model="judge-m", base_url=server.base_url, cache_path=tmp_path / "c.sqlite",
+        model="judge-m",
+        base_url=server.base_url,
+        cache_path=tmp_path / "c.sqlite",
         embedding=EmbeddingEndpoint(model="emb", base_url=server.base_url, api_key_env=None),
-        backoff_base=0.01, **kw,
+        backoff_base=0.01,
+        **kw,
     )
     return build_llm_judge(config)
 
@@ -95,7 +133,11 @@ async def test_exact_scores(sample, tmp_path):
     assert results["answer_relevancy"].score == pytest.approx((1 + 0.6 + 0) / 3)
     claims_ev = results["faithfulness"].evidence.claims
     assert [c.verdict for c in claims_ev] == [
-        "supported", "supported", "not_verifiable", "contradicted"]
+        "supported",
+        "supported",
+        "not_verifiable",
+        "contradicted",
+    ]
     assert claims_ev[0].span is not None
     assert sample.contexts[0][claims_ev[0].span.start : claims_ev[0].span.end] == "330"
     assert results["faithfulness"].calls == 2 and results["context_recall"].calls == 1
@@ -106,20 +148,29 @@ async def test_exact_scores(sample, tmp_path):
 
 
 async def test_out_of_scope_refusal_and_missing_ground_truth(tmp_path):
-    refusal = Sample(case_id="o", question="Who won the 1930 World Cup?", category="out_of_scope",
-                     contexts=["Bread is baked."], answer="The documents do not say.")
+    refusal = Sample(
+        case_id="o",
+        question="Who won the 1930 World Cup?",
+        category="out_of_scope",
+        contexts=["Bread is baked."],
+        answer="The documents do not say.",
+    )
     no_gt = EN.model_copy(update={"case_id": "n", "ground_truth": ""})
-    responder = Scripted({
-        "FaithfulnessClaims": {"claims": []},
-        "AnswerRelevancy": {"resolved_question": "", "noncommittal": True, "questions": []},
-    })
+    responder = Scripted(
+        {
+            "FaithfulnessClaims": {"claims": []},
+            "AnswerRelevancy": {"resolved_question": "", "noncommittal": True, "questions": []},
+        }
+    )
     with FakeOpenAI(responder, embed=embed) as server:
         judge = make_judge(server, tmp_path)
         oos = await judge.judge(refusal)
         missing = await judge.judge(no_gt, ("context_recall", "context_precision"))
         await judge.aclose()
         assert {r.schema_name for r in server.chat_log()} == {
-            "FaithfulnessClaims", "AnswerRelevancy"}
+            "FaithfulnessClaims",
+            "AnswerRelevancy",
+        }
     assert oos["answer_relevancy"].score == 1.0
     assert oos["answer_relevancy"].evidence.abstained is True
     assert oos["faithfulness"].unscored_reason == "refusal: answer has no claims"
@@ -130,15 +181,26 @@ async def test_out_of_scope_refusal_and_missing_ground_truth(tmp_path):
 
 
 async def test_evasive_answer_scores_zero_and_multi_turn_uses_resolved_question(tmp_path):
-    followup = EN.model_copy(update={
-        "case_id": "mt", "question": "And how tall is it?", "category": "multi_turn",
-        "history": [Turn(role="user", content="Tell me about the Eiffel Tower.")],
-    })
-    responder = Scripted({"AnswerRelevancy": [
-        {"resolved_question": "", "noncommittal": True, "questions": []},
-        {"resolved_question": "How tall is the Eiffel Tower?", "noncommittal": False,
-         "questions": ["q1", "q2", "q3"]},
-    ]})
+    followup = EN.model_copy(
+        update={
+            "case_id": "mt",
+            "question": "And how tall is it?",
+            "category": "multi_turn",
+            "history": [Turn(role="user", content="Tell me about the Eiffel Tower.")],
+        }
+    )
+    responder = Scripted(
+        {
+            "AnswerRelevancy": [
+                {"resolved_question": "", "noncommittal": True, "questions": []},
+                {
+                    "resolved_question": "How tall is the Eiffel Tower?",
+                    "noncommittal": False,
+                    "questions": ["q1", "q2", "q3"],
+                },
+            ]
+        }
+    )
     with FakeOpenAI(responder, embed=embed) as server:
         judge = make_judge(server, tmp_path)
         evasive = await judge.judge(EN, ("answer_relevancy",))

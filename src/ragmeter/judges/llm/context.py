@@ -17,7 +17,6 @@ from .prompts import load_prompt, render, sample_fields
 M = TypeVar("M", bound=BaseModel)
 
 
-
 def messages_for(sample: Sample, prompt: str, **extra: object) -> list[dict[str, str]]:
     """The messages of prompt ``prompt`` for ``sample``, in the sample's language."""
     return render(prompt, sample.lang, **sample_fields(sample), **extra)

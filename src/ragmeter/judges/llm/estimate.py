@@ -44,8 +44,14 @@ def estimate_run(
     answer's sentences), expected completion tokens, and the cost."""
     by_metric = {m: MetricEstimate() for m in metrics}
 
-    def add(metric: MetricName, sample: Sample, prompt: str, schema: type, completion: int,
-            **extra: object) -> None:
+    def add(
+        metric: MetricName,
+        sample: Sample,
+        prompt: str,
+        schema: type,
+        completion: int,
+        **extra: object,
+    ) -> None:
         messages = messages_for(sample, prompt, **extra)
         tokens = sum(count_tokens(m["content"], model) + 4 for m in messages)
         if mode != "json_schema":
@@ -64,24 +70,52 @@ def estimate_run(
         for metric in metrics:
             if metric == "faithfulness" and has_answer:
                 claims = sentences(s.answer) or [s.answer]
-                add(metric, s, "faithfulness_claims", FaithfulnessClaims,
-                    int(count_tokens(s.answer, model) * 1.1) + 10)
+                add(
+                    metric,
+                    s,
+                    "faithfulness_claims",
+                    FaithfulnessClaims,
+                    int(count_tokens(s.answer, model) * 1.1) + 10,
+                )
                 if s.contexts:
                     numbered = "\n".join(f"{i}. {c}" for i, c in enumerate(claims))
-                    add(metric, s, "faithfulness_verify", FaithfulnessVerdicts,
+                    add(
+                        metric,
+                        s,
+                        "faithfulness_verify",
+                        FaithfulnessVerdicts,
                         PER_CLAIM_VERDICT * len(claims) + 10,
-                        claims=fence("CLAIMS", numbered), n_claims=len(claims))
+                        claims=fence("CLAIMS", numbered),
+                        n_claims=len(claims),
+                    )
             elif metric == "answer_relevancy" and has_answer:
                 q = count_tokens(s.question, model)
-                add(metric, s, "answer_relevancy", AnswerRelevancy,
-                    (n_questions + 1) * (q + 8) + 15, n_questions=n_questions)
+                add(
+                    metric,
+                    s,
+                    "answer_relevancy",
+                    AnswerRelevancy,
+                    (n_questions + 1) * (q + 8) + 15,
+                    n_questions=n_questions,
+                )
             elif metric == "context_precision" and retrieval_ok and s.contexts:
-                add(metric, s, "context_precision", ContextPrecisionVerdicts,
-                    PER_CHUNK_RATING * len(s.contexts) + 10, n_chunks=len(s.contexts))
+                add(
+                    metric,
+                    s,
+                    "context_precision",
+                    ContextPrecisionVerdicts,
+                    PER_CHUNK_RATING * len(s.contexts) + 10,
+                    n_chunks=len(s.contexts),
+                )
             elif metric == "context_recall" and retrieval_ok and s.contexts:
                 points = len(sentences(s.ground_truth)) or 1
-                add(metric, s, "context_recall", ContextRecallPoints,
-                    int(count_tokens(s.ground_truth, model) * 1.2) + PER_POINT * points)
+                add(
+                    metric,
+                    s,
+                    "context_recall",
+                    ContextRecallPoints,
+                    int(count_tokens(s.ground_truth, model) * 1.2) + PER_POINT * points,
+                )
     prompt = sum(e.prompt_tokens for e in by_metric.values())
     completion = sum(e.completion_tokens for e in by_metric.values())
     from ...llm.cost import _tiktoken_encoder
@@ -94,7 +128,7 @@ def estimate_run(
         completion_tokens=completion,
         cost=prices.cost(model, prompt, completion),
         by_metric={m: e for m, e in by_metric.items()},
-        tokenizer="tiktoken" if _tiktoken_encoder(model) is not None else Estimate.model_fields[
-            "tokenizer"
-        ].default,
+        tokenizer="tiktoken"
+        if _tiktoken_encoder(model) is not None
+        else Estimate.model_fields["tokenizer"].default,
     )

@@ -44,7 +44,8 @@ class OpenAIJudge:
     def __init__(self, config: LLMJudgeConfig) -> None:
         self.config = config
         policy = RetryPolicy(
-            max_retries=config.max_retries, backoff_base=config.backoff_base,
+            max_retries=config.max_retries,
+            backoff_base=config.backoff_base,
             timeout=config.timeout,
         )
         path = (config.cache_path or default_cache_path()) if config.use_cache else None
@@ -160,8 +161,12 @@ class OpenAIJudge:
     ) -> Estimate:
         """Calls, tokens and cost a run would spend, before any call (``--dry-run``)."""
         return estimate_run(
-            samples, metrics, model=self.config.model, n_questions=self.config.n_questions,
-            prices=self.tracker.prices, mode=self.caller.mode or "json_schema",
+            samples,
+            metrics,
+            model=self.config.model,
+            n_questions=self.config.n_questions,
+            prices=self.tracker.prices,
+            mode=self.caller.mode or "json_schema",
         )
 
     async def aclose(self) -> None:

@@ -18,7 +18,6 @@ from .schemas import ContextPrecisionVerdicts
 METRIC = "context_precision"
 
 
-
 async def judge_context_precision(ctx: JudgeContext, sample: Sample) -> MetricResult:
     spend = Spend()
     if (reason := retrieval_not_applicable(sample)) is not None:

@@ -27,7 +27,11 @@ async def judge_answer_relevancy(ctx: JudgeContext, sample: Sample) -> MetricRes
         return None
 
     res = await ctx.ask(
-        sample, METRIC, "answer_relevancy", AnswerRelevancy, check=check,
+        sample,
+        METRIC,
+        "answer_relevancy",
+        AnswerRelevancy,
+        check=check,
         n_questions=ctx.n_questions,
     )
     spend.add(res)
@@ -38,7 +42,8 @@ async def judge_answer_relevancy(ctx: JudgeContext, sample: Sample) -> MetricRes
     evidence = Evidence(generated_questions=questions, abstained=out.noncommittal)
     if out_of_scope:
         evidence.notes.append(
-            "out-of-scope case: the answer abstains" if out.noncommittal
+            "out-of-scope case: the answer abstains"
+            if out.noncommittal
             else "out-of-scope case: the answer should have abstained"
         )
         return spend.scored(METRIC, 1.0 if out.noncommittal else 0.0, evidence)

@@ -12,7 +12,6 @@ from .view import SampleView
 _PREVIEW = 160
 
 
-
 def score_context_precision(view: SampleView) -> MetricResult:
     """Judge each ranked chunk useful or not against the ground truth, then average precision."""
     metric = "context_precision"
@@ -20,9 +19,7 @@ def score_context_precision(view: SampleView) -> MetricResult:
         return unscored
     contexts = view.sample.contexts
     if not contexts:
-        return MetricResult(
-            metric=metric, score=0.0, evidence=Evidence(notes=[NO_CONTEXTS_NOTE])
-        )
+        return MetricResult(metric=metric, score=0.0, evidence=Evidence(notes=[NO_CONTEXTS_NOTE]))
     settings = view.settings
     index = view.index
     gt = view.sample.ground_truth

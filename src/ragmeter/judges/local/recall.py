@@ -27,8 +27,7 @@ def score_context_recall(view: SampleView) -> MetricResult:
     if not view.sample.contexts:
         notes.append(NO_CONTEXTS_NOTE)
         verdicts = [
-            PointVerdict(point=p, supported=False, reason=NO_CONTEXTS_NOTE)
-            for p in view.points
+            PointVerdict(point=p, supported=False, reason=NO_CONTEXTS_NOTE) for p in view.points
         ]
     for point in view.points if view.sample.contexts else []:
         found = align(point, view.index, view.settings)
