@@ -180,3 +180,11 @@ def test_report_of_missing_dir_exit_2(tmp_path):
     result = invoke("report", tmp_path / "nothing")
     assert result.exit_code == 2
     assert "ragmeter run" in result.output
+
+
+def test_version():
+    from ragmeter import __version__
+
+    result = invoke("--version")
+    assert result.exit_code == 0
+    assert result.output.strip() == f"ragmeter {__version__}"

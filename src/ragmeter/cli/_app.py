@@ -14,10 +14,6 @@ from .._exceptions import CaseFileError, ConfigError, RagmeterError, ResultsErro
 
 app = typer.Typer(
     name="ragmeter",
-    help=(
-        "Measure a RAG pipeline: context recall and precision (retrieval), faithfulness and "
-        "answer relevancy (generation), failed cases with evidence, and the stage to fix first."
-    ),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -60,3 +56,21 @@ def make_console() -> Console:
     """A stdout console; piped or captured output gets 120 columns instead of rich's 80."""
     console = Console()
     return console if console.is_terminal else Console(width=120)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from .._version import __version__
+
+        typer.echo(f"ragmeter {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False, "--version", callback=_show_version, is_eager=True, help="Show the version."
+    ),
+) -> None:
+    """Measure a RAG pipeline: context recall and precision (retrieval), faithfulness and
+    answer relevancy (generation), failed cases with evidence, and the stage to fix first."""
