@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .base import Sample
+from .base import Evidence, MetricName, MetricResult, Sample
 
 NO_GROUND_TRUTH = "no ground truth"
 OUT_OF_SCOPE = "not applicable: out-of-scope case"
@@ -27,6 +27,22 @@ def retrieval_not_applicable(sample: Sample) -> str | None:
         return OUT_OF_SCOPE
     if not sample.ground_truth.strip():
         return NO_GROUND_TRUTH
+    return None
+
+
+def retrieval_unscored(sample: Sample, metric: MetricName) -> MetricResult | None:
+    """The unscored result of a retrieval metric that does not apply to `sample`, else None."""
+    reason = retrieval_not_applicable(sample)
+    return None if reason is None else MetricResult.unscored(metric, reason)
+
+
+def retrieval_shortcut(sample: Sample, metric: MetricName) -> MetricResult | None:
+    """A retrieval metric's result when no judging is needed: unscored when it does not
+    apply, 0 when nothing was retrieved; None when the chunks must be judged."""
+    if (unscored := retrieval_unscored(sample, metric)) is not None:
+        return unscored
+    if not sample.contexts:
+        return MetricResult(metric=metric, score=0.0, evidence=Evidence(notes=[NO_CONTEXTS_NOTE]))
     return None
 
 

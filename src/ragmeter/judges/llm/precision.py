@@ -7,7 +7,7 @@ the mean of precision@k over the ranks k of useful chunks (0 when none is useful
 from __future__ import annotations
 
 from ..base import ChunkVerdict, Evidence, MetricResult, Sample
-from ..rules import NO_CONTEXTS_NOTE, average_precision, retrieval_not_applicable
+from ..rules import average_precision, retrieval_shortcut
 from .context import (
     JudgeContext,
     Spend,
@@ -19,11 +19,9 @@ METRIC = "context_precision"
 
 
 async def judge_context_precision(ctx: JudgeContext, sample: Sample) -> MetricResult:
+    if (shortcut := retrieval_shortcut(sample, METRIC)) is not None:
+        return shortcut
     spend = Spend()
-    if (reason := retrieval_not_applicable(sample)) is not None:
-        return spend.unscored(METRIC, reason)
-    if not sample.contexts:
-        return spend.scored(METRIC, 0.0, Evidence(notes=[NO_CONTEXTS_NOTE]))
     n = len(sample.contexts)
 
     def check(out: ContextPrecisionVerdicts) -> str | None:

@@ -6,7 +6,7 @@ One call splits the reference answer into points and attributes each to chunk in
 from __future__ import annotations
 
 from ..base import Evidence, MetricResult, PointVerdict, Sample
-from ..rules import NO_CONTEXTS_NOTE, retrieval_not_applicable
+from ..rules import retrieval_shortcut
 from .context import JudgeContext, Spend, check_chunk_refs
 from .schemas import ContextRecallPoints
 
@@ -14,11 +14,9 @@ METRIC = "context_recall"
 
 
 async def judge_context_recall(ctx: JudgeContext, sample: Sample) -> MetricResult:
+    if (shortcut := retrieval_shortcut(sample, METRIC)) is not None:
+        return shortcut
     spend = Spend()
-    if (reason := retrieval_not_applicable(sample)) is not None:
-        return spend.unscored(METRIC, reason)
-    if not sample.contexts:
-        return spend.scored(METRIC, 0.0, Evidence(notes=[NO_CONTEXTS_NOTE]))
     n = len(sample.contexts)
 
     def check(out: ContextRecallPoints) -> str | None:

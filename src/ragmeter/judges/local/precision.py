@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from ..base import ChunkVerdict, Evidence, MetricResult
-from ..rules import NO_CONTEXTS_NOTE, average_precision
+from ..rules import average_precision, retrieval_shortcut
 from .alignment import align
 from .features import numbers, statement_keys
-from .recall import retrieval_unscored
 from .view import SampleView
 
 _PREVIEW = 160
@@ -15,11 +14,9 @@ _PREVIEW = 160
 def score_context_precision(view: SampleView) -> MetricResult:
     """Judge each ranked chunk useful or not against the ground truth, then average precision."""
     metric = "context_precision"
-    if (unscored := retrieval_unscored(view, metric)) is not None:
-        return unscored
+    if (shortcut := retrieval_shortcut(view.sample, metric)) is not None:
+        return shortcut
     contexts = view.sample.contexts
-    if not contexts:
-        return MetricResult(metric=metric, score=0.0, evidence=Evidence(notes=[NO_CONTEXTS_NOTE]))
     settings = view.settings
     index = view.index
     gt = view.sample.ground_truth

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-from ..base import Evidence, MetricName, MetricResult, PointVerdict
-from ..rules import NO_CONTEXTS_NOTE, retrieval_not_applicable
+from ..base import Evidence, MetricResult, PointVerdict
+from ..rules import NO_CONTEXTS_NOTE, retrieval_unscored
 from .alignment import align
 from .view import SampleView
-
-
-def retrieval_unscored(view: SampleView, metric: MetricName) -> MetricResult | None:
-    """The unscored result of a retrieval metric, when it does not apply."""
-    reason = retrieval_not_applicable(view.sample)
-    return None if reason is None else MetricResult.unscored(metric, reason)
 
 
 def score_context_recall(view: SampleView) -> MetricResult:
     """Split the ground truth into points; a point counts when some chunk supports it,
     numbers included."""
     metric = "context_recall"
-    if (unscored := retrieval_unscored(view, metric)) is not None:
+    if (unscored := retrieval_unscored(view.sample, metric)) is not None:
         return unscored
     if not view.points:
         return MetricResult.unscored(metric, "ground truth has no statements")
