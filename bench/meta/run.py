@@ -9,6 +9,12 @@ contexts; answer relevancy: share of the question's content words found in the a
 for MTRAG the RAGAS faithfulness the authors computed (`auto.rl_f`). For the local judge the
 cross-validated (leave-one-dataset-out) figure from the shipped weights' provenance is shown
 too. Writes bench/results/meta.json.
+
+`--write-reference` (local judge) also writes the judge's published agreement,
+src/ragmeter/judges/local/weights/reference_agreement.json: one headline per metric from
+MTRAG (people's ratings of RAG answers), which reports of uncalibrated runs with exactly this
+judge configuration quote. For faithfulness the headline is the leave-one-dataset-out figure
+(weights fitted without MTRAG), so it is not flattered by the fit.
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ from ragmeter.labels import LabelledCase, label_kind  # noqa: E402
 from ragmeter.text import content_words  # noqa: E402
 
 RESULTS = HERE.parent / "results" / "meta.json"
+REFERENCE = HERE.parents[1] / "src/ragmeter/judges/local/weights/reference_agreement.json"
+REFERENCE_SET = "mtrag"
+REFERENCE_NAME = "MTRAG"
 
 
 def overlap(part: str, whole: str, lang: str) -> float:
@@ -167,7 +176,14 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=500)
     parser.add_argument("--sets", nargs="*", default=list(CONVERTERS))
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--write-reference",
+        action="store_true",
+        help="write the local judge's published agreement (needs --judge local and mtrag)",
+    )
     args = parser.parse_args()
+    if args.write_reference and (args.judge != "local" or REFERENCE_SET not in args.sets):
+        parser.error(f"--write-reference needs --judge local and the {REFERENCE_SET} set")
 
     judge = build_judge(args)
     all_rows: list[dict[str, Any]] = []
@@ -200,6 +216,43 @@ def main() -> None:
         encoding="utf-8",
     )
     print(f"\nwritten to {args.out}")
+    if args.write_reference:
+        write_reference(fingerprint, all_rows, sizes, args.limit)
+        print(f"reference agreement written to {REFERENCE}")
+
+
+def write_reference(
+    fingerprint: Any, rows: list[dict[str, Any]], sizes: dict[str, int], limit: int
+) -> None:
+    """The local judge's headline agreement per metric on MTRAG, with every row beside it."""
+    headline = []
+    for r in rows:
+        if r["set"] != REFERENCE_SET or r["measure"] not in ("Spearman", "AUROC"):
+            continue
+        held_out = r["cross_validated"]
+        headline.append(
+            {
+                "metric": r["metric"],
+                "measure": r["measure"],
+                "value": round(held_out if held_out is not None else r["value"], 3),
+                "ci": None if held_out is not None else [round(v, 3) for v in r["ci"]],
+                "n": r["n"],
+                "labels_file": f"shared/data ({REFERENCE_NAME})",
+                "reference": REFERENCE_NAME,
+            }
+        )
+    spec = {
+        "judge_key": fingerprint.key(),
+        "judge": fingerprint.model_dump(),
+        "script": "bench/meta/run.py --write-reference",
+        "subsample": f"at most {limit} cases per set, seed 0",
+        "cases": sizes,
+        "note": "faithfulness headline: leave-one-dataset-out (weights fitted without the "
+        "set); other metrics have no fitted weights",
+        "headline": headline,
+        "rows": rows,
+    }
+    REFERENCE.write_text(json.dumps(spec, indent=2, default=str) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -107,6 +107,11 @@ def note_line(note: CalibrationNote) -> str:
     """One readable line for a stored calibration of one metric."""
     value = "—" if note.value is None else f"{note.value:.2f}"
     ci = f" [{note.ci[0]:.2f}, {note.ci[1]:.2f}]" if note.ci else ""
+    if note.reference:
+        return (
+            f"{note.metric} judge: {note.measure} {value}{ci} vs people on {note.n} "
+            f"{note.reference} cases (public set)"
+        )
     return f"{note.metric} judge: {note.measure} {value}{ci} vs people on {note.n} cases"
 
 
@@ -346,9 +351,15 @@ def find_calibration(
 def calibration_notes(
     fingerprint: JudgeFingerprint, root: str | Path | None = None
 ) -> list[CalibrationNote]:
-    """Headline agreement per metric of the stored calibration ([] when uncalibrated)."""
+    """Headline agreement per metric of the stored calibration; without one, the judge's
+    published agreement on public labelled sets (the local judge ships it); [] when neither
+    matches this exact judge configuration."""
     found = find_calibration(fingerprint, root)
-    return found.notes() if found else []
+    if found:
+        return found.notes()
+    from .judges.local.reference import reference_notes
+
+    return reference_notes(fingerprint)
 
 
 def _reason(result: MetricResult) -> str:

@@ -133,6 +133,9 @@ class CalibrationNote(BaseModel):
     """Labelled cases it was measured on."""
     labels_file: str = ""
     """The labelled-case file."""
+    reference: str = ""
+    """Set when the figure is the judge's published measurement on a public labelled set
+    (its name), not a calibration on the user's own labels."""
 
 
 class RunInfo(BaseModel):

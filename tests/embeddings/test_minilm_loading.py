@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ragmeter.embeddings import MiniLMEmbedder, load_local_embedder, local_embedder_status
-from ragmeter.embeddings._cache import ensure_onnx_model, is_valid_cached
+from ragmeter.embeddings._cache import BUILDER_VERSION, ensure_onnx_model, is_valid_cached
 
 
 def _stamp(path: Path) -> tuple[int, int]:
@@ -22,7 +22,7 @@ def test_graph_written_once_reused_and_truncation_rebuilt(tmp_path, model_dir, e
     cache = tmp_path / "models"
     path = ensure_onnx_model("all-MiniLM-L6-v2", model_dir, cache)
     assert path.parent == cache and path.suffix == ".onnx"
-    assert "-b1" in path.name and "-w" in path.name
+    assert f"-b{BUILDER_VERSION}" in path.name and "-w" in path.name
     assert is_valid_cached(path)
     stamp = _stamp(path)
     assert ensure_onnx_model("all-MiniLM-L6-v2", model_dir, cache) == path

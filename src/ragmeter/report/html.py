@@ -18,6 +18,7 @@ from typing import Any
 
 from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..results import MetricSummary, RunResult
+from .calibration import calibration_lines
 
 COLORS = ("#0969da", "#8250df", "#bf8700", "#1a7f37")
 _ERROR_TRAP = (
@@ -300,6 +301,7 @@ def render_html(run: RunResult, *, baseline: RunResult | None = None) -> str:
         + "</li>"
         for f in diag.findings
     )
+    trust = "".join(f"<li>{escape(line)}</li>" for line in calibration_lines(run))
     warnings = "".join(f'<div class="banner warn">{escape(w)}</div>' for w in run.run.warnings)
     if run.summary.n_pipeline_errors:
         warnings += (
@@ -329,6 +331,7 @@ def render_html(run: RunResult, *, baseline: RunResult | None = None) -> str:
 <div class="meta">{run.summary.n_cases} cases · pipeline {escape(run.run.pipeline or "—")} ·
 judge {escape(judge.kind)} ({escape(judge.model)}, prompts {escape(judge.prompt_version)}) ·
 started {escape(run.run.started_at)} · ragmeter {escape(run.run.ragmeter_version or "?")}</div>
+<ul class="meta trust">{trust}</ul>
 {warnings}
 <h2>Summary</h2>
 <div class="charts"><div class="chart"><h3>Mean per metric (95% interval)</h3>

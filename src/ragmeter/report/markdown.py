@@ -6,6 +6,7 @@ import re
 
 from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..results import RunResult
+from .calibration import calibration_lines
 from .failures import collect_failures
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
@@ -114,6 +115,7 @@ def render_markdown(
         f"{md_escape(judge.prompt_version)})",
         "",
     ]
+    lines += [*(f"- {line}" for line in calibration_lines(run)), ""]  # our own text
     for warning in run.run.warnings:
         lines.append(f"> ⚠️ {md_escape(warning)}")
     if run.summary.n_pipeline_errors:

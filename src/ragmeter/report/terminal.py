@@ -9,6 +9,7 @@ from rich.text import Text
 
 from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..results import MetricSummary, RunResult
+from .calibration import calibration_lines
 from .failures import _short, collect_failures
 
 _BARS = "▁▂▃▄▅▆▇█"
@@ -126,20 +127,6 @@ def failures_group(run: RunResult, limit: int) -> Group:
             )
         )
     return Group(*items)
-
-
-_UNCALIBRATED = "uncalibrated judge: `ragmeter calibrate LABELS` measures its agreement with people"
-
-
-def calibration_lines(run: RunResult) -> list[str]:
-    """How far to trust the judge: its stored agreement with people per metric."""
-    from ..calibrate import note_line
-
-    notes = {note.metric: note for note in run.run.calibration}
-    if not notes:
-        return [_UNCALIBRATED]
-    judged = [m for m in METRICS if m in run.summary.metrics]
-    return [note_line(notes[m]) if m in notes else f"{m} judge: uncalibrated" for m in judged]
 
 
 def render_terminal(
