@@ -8,13 +8,18 @@ from typing import TYPE_CHECKING
 
 from ...text import Lang, NumberMention
 from ..base import ClaimLabel, Span
+from .antonyms import antonym_swap
 from .features import coverage, names, negated, numbers, passage_keys, sentences, statement_keys
 from .settings import LocalSettings
 from .vectors import Vectors
 
 _CLAUSE_RE = re.compile(r"[，,；;：:]|\s+(?:but|while|whereas|although)\s+")
+# Lists glued without punctuation ("... trial court Whether this ...") split before a
+# capitalised function word, not before a name ("open on Fridays").
 _CONTEXT_CLAUSE_RE = re.compile(
-    r"[，,；;：:\n]|\s+(?:but|while|whereas|although)\s+|(?<=[a-z)]) (?=[A-Z][a-z])"
+    r"[，,；;：:\n]|\s+(?:but|while|whereas|although)\s+|(?<=[a-z)]) (?=(?:The|This|That|These|"
+    r"Those|It|If|When|Whether|What|How|Why|Where|Who|Which|In|On|For|As|At|But|And|Or|We|You|"
+    r"They|He|She|There|A|An)\b)"
 )
 
 _DURATIONS = frozenset({"second", "minute", "hour", "day", "week", "month", "year"})
@@ -256,8 +261,8 @@ def _family(kind: str) -> str:
 def _negation_conflict(
     statement: str, part: str, lang: Lang, settings: LocalSettings
 ) -> str | None:
-    """A clause of the statement whose best-matching context clause has the opposite polarity."""
-    # Lists glued without punctuation ("... trial court Whether this ...") split at capitals.
+    """A clause of the statement whose best-matching context clause has the opposite polarity
+    (one is negated) or swaps one of its words for the opposite (`rose` for `fell`)."""
     clauses = [c for c in _CONTEXT_CLAUSE_RE.split(part) if c.strip()]
     for piece in _CLAUSE_RE.split(statement):
         keys = statement_keys(piece, lang)
@@ -274,4 +279,7 @@ def _negation_conflict(
             if claim_neg:
                 return "it is negated where the context is affirmative"
             return "it is affirmative where the context is negated"
+        swap = antonym_swap(piece, clause, lang)
+        if swap:
+            return f"it says '{swap[0]}' where the context says the opposite, '{swap[1]}'"
     return None
