@@ -71,6 +71,17 @@ def test_missing_results_file_says_what_to_do(tmp_path):
         load_run(tmp_path)
 
 
+def test_corrupt_results_and_calibration_files_are_named(tmp_path):
+    from ragmeter.calibrate import load_calibration
+
+    for name, load in (("results.json", load_run), ("calibration.json", load_calibration)):
+        (tmp_path / name).write_text('{"schema_version": 1, "cases": [')
+        with pytest.raises(ResultsError, match=f"{name}: not valid JSON"):
+            load(tmp_path)
+    with pytest.raises(ResultsError, match="ragmeter calibrate"):
+        load_calibration(tmp_path / "elsewhere")
+
+
 def test_atomic_write_keeps_old_file_when_interrupted(tmp_path, monkeypatch):
     target = tmp_path / "results.json"
     target.write_text("old")

@@ -9,7 +9,6 @@ fingerprint key so later runs with the same judge can say how far to trust it.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +22,7 @@ from .judges.base import METRICS, Judge, JudgeFingerprint, MetricName, MetricRes
 from .labels import LabelKind, LabelledCase, label_kind, labelled_metrics
 from .paths import cache_root
 from .ppi import PPIEstimate, ppi_mean
-from .results import CalibrationNote, CaseResult, RunResult, write_atomic
+from .results import CalibrationNote, CaseResult, RunResult, read_json_file, write_atomic
 
 CALIBRATION_VERSION = 1
 CALIBRATION_FILE = "calibration.json"
@@ -298,15 +297,9 @@ def save_calibration(calibration: Calibration, out_dir: str | Path) -> Path:
 
 def load_calibration(path: str | Path) -> Calibration:
     """Read a calibration file (or `DIR/calibration.json`)."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / CALIBRATION_FILE
-    try:
-        data = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise ResultsError(f"{path}: no calibration; run `ragmeter calibrate` first") from None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ResultsError(f"{path}: not a readable calibration ({exc})") from exc
+    path, data = read_json_file(
+        path, CALIBRATION_FILE, "no calibration; run `ragmeter calibrate` first"
+    )
     version = data.get("version") if isinstance(data, dict) else None
     if isinstance(version, int) and version > CALIBRATION_VERSION:
         raise ResultsError(f"{path}: calibration version is newer; upgrade ragmeter")

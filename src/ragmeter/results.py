@@ -228,17 +228,25 @@ def save_run(result: RunResult, out_dir: str | Path) -> Path:
     return path
 
 
-def load_run(path: str | Path) -> RunResult:
-    """Load a run from a results directory or a results.json file."""
+def read_json_file(path: str | Path, default_name: str, missing: str) -> tuple[Path, Any]:
+    """Parse the JSON file `path`, or `path/default_name` for a directory. A missing file
+    raises ResultsError with the hint `missing`; an unreadable one names the file and why."""
     path = Path(path)
     if path.is_dir():
-        path = path / RESULTS_FILE
-    if not path.exists():
-        raise ResultsError(f"{path}: no results file; run `ragmeter run ... --out DIR` first")
+        path = path / default_name
     try:
-        data = json.loads(path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return path, json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: {missing}") from None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ResultsError(f"{path}: not valid JSON ({exc}); re-run to regenerate it") from exc
+
+
+def load_run(path: str | Path) -> RunResult:
+    """Load a run from a results directory or a results.json file."""
+    path, data = read_json_file(
+        path, RESULTS_FILE, "no results file; run `ragmeter run ... --out DIR` first"
+    )
     if not isinstance(data, dict) or "schema_version" not in data:
         raise ResultsError(f"{path}: missing schema_version: not a ragmeter results file")
     try:

@@ -8,6 +8,17 @@ from typing import TYPE_CHECKING
 import typer
 
 from ._app import app, fail, user_errors
+from .options import (
+    ApiKeyEnvOpt,
+    BaseUrlOpt,
+    CacheDirOpt,
+    ConcurrencyOpt,
+    ConfigOpt,
+    JudgeOpt,
+    ModelOpt,
+    NoCacheOpt,
+    ProgressOpt,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -29,13 +40,11 @@ def calibrate(
     out: Path = typer.Option(
         None, "--out", "-o", help="Directory for calibration.json (default: the --run dir)."
     ),
-    judge: str = typer.Option(None, "--judge", "-j", help="Judge: local (default) or openai."),
-    model: str = typer.Option(None, "--model", "-m", help="Judge model (LLM judges)."),
-    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL."),
-    api_key_env: str = typer.Option(
-        None, "--api-key-env", help="Environment variable with the judge's API key."
-    ),
-    concurrency: int = typer.Option(None, "--concurrency", help="Judge calls at the same time."),
+    judge: JudgeOpt = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key_env: ApiKeyEnvOpt = None,
+    concurrency: ConcurrencyOpt = None,
     metric: list[str] = typer.Option(
         None, "--metric", help="Only these metrics (repeatable; default: every labelled one)."
     ),
@@ -43,16 +52,16 @@ def calibrate(
         None, "--threshold", help="Decision threshold for binary labels (default: the judge's)."
     ),
     worst: int = typer.Option(5, "--worst", help="Worst disagreements to list per metric."),
-    cache_dir: Path = typer.Option(None, "--cache-dir", help="LLM call cache location."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the cache."),
-    config: Path = typer.Option(None, "--config", help="ragmeter.toml (default: found upwards)."),
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    config: ConfigOpt = None,
     store: bool = typer.Option(
         True,
         "--store/--no-store",
         help="Remember the calibration under the judge's fingerprint so later runs report it.",
     ),
     json_out: bool = typer.Option(False, "--json", help="Print calibration.json to stdout."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    progress: ProgressOpt = True,
 ) -> None:
     """Judge human-labelled cases and report how well the judge agrees with people.
 

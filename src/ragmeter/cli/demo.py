@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from ._app import app, user_errors
+from .options import ProgressOpt
 
 
 class Variant(StrEnum):
@@ -33,7 +34,7 @@ def demo(
     top_k: int = typer.Option(None, "--top-k", min=1, help="Chunks retrieved per question."),
     chunk_size: int = typer.Option(None, "--chunk-size", min=20, help="Chunk size."),
     max_failures: int = typer.Option(10, "--max-failures", help="Failed cases to show."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    progress: ProgressOpt = True,
 ) -> None:
     """Evaluate the bundled bilingual demo pipeline with the local judge (no key, no network)."""
     from ..evaluation import run_demo

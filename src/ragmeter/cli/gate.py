@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from ._app import app, fail, user_errors
+from .options import ConfigOpt
 
 EXIT_GATE_FAILED = 1
 
@@ -21,7 +22,7 @@ def gate(
         "-b",
         help="Baseline run to compare against (default: `gate.baseline` from the config).",
     ),
-    config: Path = typer.Option(None, "--config", help="ragmeter.toml (default: found upwards)."),
+    config: ConfigOpt = None,
     margin: float = typer.Option(None, "--margin", help="Tolerated drop against the baseline."),
     alpha: float = typer.Option(None, "--alpha", help="Family-wise false-alarm rate."),
     force: bool = typer.Option(
@@ -89,7 +90,7 @@ def baseline(
     to: Path = typer.Option(
         None, "--to", help="Baseline file to write (default: `gate.baseline` from the config)."
     ),
-    config: Path = typer.Option(None, "--config", help="ragmeter.toml (default: found upwards)."),
+    config: ConfigOpt = None,
 ) -> None:
     """Promote a run to the baseline (atomically), so the gate tightens as the pipeline improves."""
     from ..config import load_settings

@@ -8,6 +8,17 @@ from pathlib import Path
 import typer
 
 from ._app import app, fail, user_errors
+from .options import (
+    ApiKeyEnvOpt,
+    BaseUrlOpt,
+    CacheDirOpt,
+    ConcurrencyOpt,
+    ConfigOpt,
+    JudgeOpt,
+    ModelOpt,
+    NoCacheOpt,
+    ProgressOpt,
+)
 
 
 class LangOption(StrEnum):
@@ -31,19 +42,17 @@ def run(
         help="HTTP endpoint: POST {question, history} → {contexts, answer}.",
     ),
     out: Path = typer.Option(None, "--out", "-o", help="Directory for results.json."),
-    judge: str = typer.Option(None, "--judge", "-j", help="Judge: local (default) or openai."),
-    model: str = typer.Option(None, "--model", "-m", help="Judge model (LLM judges)."),
-    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL."),
-    api_key_env: str = typer.Option(
-        None, "--api-key-env", help="Environment variable with the judge's API key."
-    ),
-    concurrency: int = typer.Option(None, "--concurrency", help="Judge calls at the same time."),
+    judge: JudgeOpt = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key_env: ApiKeyEnvOpt = None,
+    concurrency: ConcurrencyOpt = None,
     lang: LangOption = typer.Option(
         None, "--lang", help="Judge every case in this language instead of detecting it per case."
     ),
     repeats: int = typer.Option(1, "--repeats", min=1, help="Judge each case K times (noise)."),
-    cache_dir: Path = typer.Option(None, "--cache-dir", help="LLM call cache location."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the cache."),
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
     max_cost: float = typer.Option(None, "--max-cost", help="Stop judging past this cost."),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Estimate judge calls, tokens and cost; spend nothing."
@@ -51,9 +60,9 @@ def run(
     generator_model: str = typer.Option(
         None, "--generator-model", help="Your pipeline's model, to warn if the judge is the same."
     ),
-    config: Path = typer.Option(None, "--config", help="ragmeter.toml (default: found upwards)."),
+    config: ConfigOpt = None,
     max_failures: int = typer.Option(10, "--max-failures", help="Failed cases to show."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    progress: ProgressOpt = True,
 ) -> None:
     """Run a pipeline over an eval set, judge every case, write DIR/results.json and report.
 

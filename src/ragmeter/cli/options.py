@@ -1,0 +1,32 @@
+"""Options several commands share, declared once (Typer's `Annotated` style).
+
+Each command gives the default in its own signature, e.g. `judge: JudgeOpt = None`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+JudgeOpt = Annotated[
+    str | None, typer.Option("--judge", "-j", help="Judge: local (default) or openai.")
+]
+ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Judge model (LLM judges).")]
+BaseUrlOpt = Annotated[
+    str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint URL.")
+]
+ApiKeyEnvOpt = Annotated[
+    str | None,
+    typer.Option("--api-key-env", help="Environment variable with the judge's API key."),
+]
+ConcurrencyOpt = Annotated[
+    int | None, typer.Option("--concurrency", help="Judge calls at the same time.")
+]
+CacheDirOpt = Annotated[Path | None, typer.Option("--cache-dir", help="LLM call cache location.")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="ragmeter.toml (default: found upwards).")
+]
+ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
