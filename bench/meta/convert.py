@@ -155,11 +155,16 @@ def halueval(data: Path) -> Iterator[Record]:
         }
 
 
+_URL_ONLY = re.compile(r"^(?:https?://\S+\s*)+$")
+
+
 def halluqa(data: Path) -> Iterator[Record]:
-    """HalluQA (zh): human-written correct (1) and wrong (0) answers against the evidence."""
+    """HalluQA (zh): human-written correct (1) and wrong (0) answers against the evidence.
+    About three questions in five give only a web address as evidence; there is no text to be
+    faithful to, so those are left out."""
     for row in read_jsonl(data / "halluqa" / "halluqa.jsonl"):
         evidence = (row.get("source_evidence") or "").strip()
-        if not evidence:
+        if not evidence or _URL_ONLY.match(evidence):
             continue
         for kind, answers, value in (
             ("correct", row["correct_answers"], 1.0),
