@@ -72,17 +72,20 @@ def fmt(m: Measure | None) -> tuple[str, str]:
     return f"{m.value:.3f}", ci
 
 
-def cross_validated(judge: Any) -> dict[str, Any]:
-    """Leave-one-dataset-out figures from the local judge's weights provenance, if any."""
+def provenance(judge: Any) -> dict[str, Any]:
+    """The local judge's weights provenance (how they were fitted and measured), if any."""
     if getattr(judge, "name", "") != "local":
         return {}
     from ragmeter.judges.local.combine import load_combination
 
     combination = load_combination()
-    provenance = combination.spec.get("provenance") if combination else None
-    if not isinstance(provenance, dict):
-        return {}
-    return provenance.get("metrics", {}).get("cross_validated", {})
+    found = combination.spec.get("provenance") if combination else None
+    return found if isinstance(found, dict) else {}
+
+
+def cross_validated(judge: Any) -> dict[str, Any]:
+    """Leave-one-dataset-out figures from the local judge's weights provenance, if any."""
+    return provenance(judge).get("metrics", {}).get("cross_validated", {})
 
 
 def build_judge(args: argparse.Namespace) -> Any:
@@ -217,14 +220,20 @@ def main() -> None:
     )
     print(f"\nwritten to {args.out}")
     if args.write_reference:
-        write_reference(fingerprint, all_rows, sizes, args.limit)
+        fitted_on = provenance(judge).get("fitted_on", {})
+        write_reference(fingerprint, all_rows, sizes, args.limit, fitted_on)
         print(f"reference agreement written to {REFERENCE}")
 
 
 def write_reference(
-    fingerprint: Any, rows: list[dict[str, Any]], sizes: dict[str, int], limit: int
+    fingerprint: Any,
+    rows: list[dict[str, Any]],
+    sizes: dict[str, int],
+    limit: int,
+    fitted_on: dict[str, Any],
 ) -> None:
-    """The local judge's headline agreement per metric on MTRAG, with every row beside it."""
+    """The local judge's headline agreement per metric on MTRAG, with every row beside it.
+    A held-out figure quotes the number of answers it was measured on in the fit."""
     headline = []
     for r in rows:
         if r["set"] != REFERENCE_SET or r["measure"] not in ("Spearman", "AUROC"):
@@ -236,7 +245,9 @@ def write_reference(
                 "measure": r["measure"],
                 "value": round(held_out if held_out is not None else r["value"], 3),
                 "ci": None if held_out is not None else [round(v, 3) for v in r["ci"]],
-                "n": r["n"],
+                "n": fitted_on.get(REFERENCE_SET, {}).get("answers", r["n"])
+                if held_out is not None
+                else r["n"],
                 "labels_file": f"shared/data ({REFERENCE_NAME})",
                 "reference": REFERENCE_NAME,
             }

@@ -158,8 +158,8 @@ class RunInfo(BaseModel):
     judge_stats: dict[str, Any] = Field(default_factory=dict)
     """Calls, tokens and cost spent by the judge."""
     calibration: list[CalibrationNote] = Field(default_factory=list)
-    """Stored agreement of this judge (same fingerprint) with human labels; empty when the
-    judge is uncalibrated."""
+    """Stored agreement of this judge (same fingerprint) with human labels, else its published
+    agreement on a public set (marked by `reference`); empty when the judge is uncalibrated."""
 
 
 class RunResult(BaseModel):
