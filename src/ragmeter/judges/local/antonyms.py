@@ -5,9 +5,9 @@ evidence, so lexical coverage and sentence similarity both call it supported. Th
 holds a small curated lexicon of opposites and finds such a swap between a claim's clause and
 its best-matching context clause.
 
-The lexicon is written here rather than taken from WordNet: WordNet's data is not on PyPI as a
-package that installs offline, and its antonym relation is sparse for the verbs and
-quantities that matter in answers (increase/decrease, allow/forbid, more/less). The pairs
+The lexicon is written here rather than taken from WordNet: nltk and wn download WordNet's
+data at run time, which ragmeter never does, and its antonym relation is sparse for the verbs
+and quantities that matter in answers (increase/decrease, allow/forbid, more/less). The pairs
 below are the common, unambiguous ones; a word with several senses whose opposite depends on
 the sense (`right`, `light`, `leave`, `fire`, `like`, `present`) is left out on purpose.
 """
