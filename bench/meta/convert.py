@@ -62,6 +62,10 @@ def mtrag(data: Path) -> Iterator[Record]:
                 "answer": response["response"],
                 "ground_truth": task.get("reference_answer") or "",
                 "lang": "en",
+                # the corpus cannot answer it: the right response abstains
+                "category": "out_of_scope"
+                if "UNANSWERABLE" in (task.get("answerability") or [])
+                else "normal",
                 "labels": labels,
                 "label_meta": {
                     "scale": "1-4 median",
