@@ -114,3 +114,26 @@ def test_multi_turn_uses_the_previous_user_turn(judge: LocalJudge, make: Make) -
 
 def test_empty_answer_is_unscored(judge: LocalJudge, make: Make) -> None:
     assert relevancy(judge, make("en", "")).unscored_reason == "empty answer"
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "answer"),
+    [
+        ("en", "Thank you!", "You're welcome! Is there anything else I can help you with?"),
+        ("en", "Great, thanks for your help!", "Glad to help."),
+        ("zh", "好的，谢谢！", "不客气！如有其他问题请随时提问。"),
+    ],
+)
+def test_courteous_reply_to_a_social_turn_is_relevant(
+    judge: LocalJudge, make: Make, lang: str, question: str, answer: str
+) -> None:
+    result = relevancy(judge, make(lang, answer, question=question))
+    assert result.score == 1.0
+    assert "social turn" in result.evidence.notes[0]
+
+
+def test_social_words_inside_a_real_question_are_not_a_social_turn(
+    judge: LocalJudge, make: Make
+) -> None:
+    sample = make("en", "You're welcome!", question="Thanks, and how long do refunds take?")
+    assert relevancy(judge, sample).score < 0.5

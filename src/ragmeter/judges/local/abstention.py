@@ -55,11 +55,30 @@ _HEDGE_ZH = re.compile(
 _FILLER_EN = re.compile(
     r"^(?:i\s+hope\s+(?:this|that)\s+helps|hope\s+(?:this|that)\s+helps|let\s+me\s+know\b|"
     r"feel\s+free\b|thanks?\b|thank\s+you\b|great\s+question|good\s+question|sure\b|certainly\b|"
-    r"of\s+course\b|happy\s+to\s+help|is\s+there\s+anything\s+else)",
+    r"of\s+course\b|happy\s+to\s+help|is\s+there\s+anything\s+else|"
+    r"you(?:'re|\s+are)\s+(?:very\s+|most\s+)?welcome|my\s+pleasure|"
+    r"glad\s+(?:i\s+could|to)\s+help|(?:no\s+problem|anytime)[\s!.]*$)",
     re.IGNORECASE,
 )
 _FILLER_ZH = re.compile(
-    r"^(?:希望(?:对您|能)?有(?:所)?帮助|如有其他问题|还有其他问题|谢谢|感谢|好的|当然)"
+    r"^(?:希望(?:对您|能)?有(?:所)?帮助|如有其他问题|还有其他问题|谢谢|感谢|好的|当然|不客气|不用谢"
+    r"|很高兴(?:能)?(?:为您|帮)?)"
+)
+# A whole turn that is social, not a question: thanks, greetings, goodbyes, acknowledgements.
+_SOCIAL_EN = re.compile(
+    r"^(?:(?:ok(?:ay)?|great|cool|perfect|awesome|nice|got\s+it|understood|alright)[\s,!.]*)?"
+    r"(?:thanks?(?:\s+you)?|thank\s+you|thx|many\s+thanks|cheers|hi|hello|hey|bye|goodbye|"
+    r"good\s*bye|see\s+you|good\s+(?:morning|afternoon|evening|night)|ok(?:ay)?|great|cool|"
+    r"perfect|awesome|nice|got\s+it|understood|alright|that(?:'s|\s+is)\s+(?:all|it|helpful|"
+    r"great|perfect))"
+    r"(?:[\s,]+(?:so\s+much|a\s+lot|very\s+much|again|for\s+(?:your|the)\s+help|"
+    r"for\s+that|that(?:'s|\s+is)\s+(?:all|helpful|great)))*[\s!.,:)]*$",
+    re.IGNORECASE,
+)
+_SOCIAL_ZH = re.compile(
+    r"^(?:好的|好|明白了|知道了|了解了|懂了|收到)?[，,！!。]*"
+    r"(?:谢谢(?:你|您)?|多谢|感谢(?:你|您)?|你好|您好|再见|拜拜|好的|明白了|知道了|收到)"
+    r"(?:你|您|啦|了|哈)?[！!。，,~～]*$"
 )
 
 
@@ -77,3 +96,10 @@ def is_filler(sentence: str) -> bool:
     """Whether one sentence carries no content (hope this helps, 希望对您有帮助 ...)."""
     stripped = sentence.strip()
     return bool(_FILLER_EN.match(stripped) or _FILLER_ZH.match(stripped))
+
+
+def is_social_turn(text: str) -> bool:
+    """Whether a whole user turn is social, not a request: thanks, a greeting, a goodbye or
+    an acknowledgement ("Thank you!", "ok, got it", 谢谢！)."""
+    stripped = text.strip()
+    return bool(stripped) and bool(_SOCIAL_EN.match(stripped) or _SOCIAL_ZH.match(stripped))

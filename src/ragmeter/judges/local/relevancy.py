@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...text import Lang, char_ngrams, is_stopword, stem, tokenize
 from ..base import Evidence, MetricResult
 from ..rules import EMPTY_ANSWER
+from .abstention import is_social_turn
 from .features import passage_keys, word_similarity
 from .view import SampleView, last_user_turn
 
@@ -68,7 +69,8 @@ def passage_keys_raw(text: str, lang: Lang) -> frozenset[str]:
 
 def score_answer_relevancy(view: SampleView) -> MetricResult:
     """Key-word coverage (typo-tolerant) blended with question/answer similarity, minus a
-    penalty for evasion; refusals score low unless the case is out of scope."""
+    penalty for evasion; refusals score low unless the case is out of scope; a courteous
+    reply to a social turn ("Thank you!") is fully relevant."""
     metric = "answer_relevancy"
     answer = view.sample.answer.strip()
     if not answer:
@@ -85,6 +87,9 @@ def score_answer_relevancy(view: SampleView) -> MetricResult:
         )
         evidence = Evidence(abstained=abstains, notes=[note])
         return MetricResult(metric=metric, score=1.0 if abstains else 0.0, evidence=evidence)
+    if is_social_turn(view.sample.question) and "filler" in roles and "claim" not in roles:
+        note = "a social turn (thanks, a greeting): a courteous reply is the relevant answer"
+        return MetricResult(metric=metric, score=1.0, evidence=Evidence(notes=[note]))
     coverage = key_coverage(view)
     lexical = min(1.0, coverage / view.settings.full_coverage)
     vectors = view.vectors
