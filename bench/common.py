@@ -203,3 +203,23 @@ def write_json(name: str, payload: dict[str, Any]) -> Path:
     tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)
     return path
+
+
+def finish(benchmark: str, targets: dict[str, bool], payload: dict[str, Any]) -> Path:
+    """Print PASS/FAIL per target and write ``bench/results/<benchmark>.json``: when, how
+    and where it ran, then `payload`, then the targets."""
+    for name, ok in targets.items():
+        print(f"  {'PASS' if ok else 'FAIL'}  {name}")
+    path = write_json(
+        f"{benchmark}.json",
+        {
+            "benchmark": benchmark,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "command": " ".join(["python", f"bench/{benchmark}.py", *sys.argv[1:]]),
+            "machine": machine(),
+            **payload,
+            "targets_met": targets,
+        },
+    )
+    print(f"\nwrote {path.relative_to(RESULTS.parents[1])}")
+    return path

@@ -25,10 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import machine, peak_rss_mb, print_table, run_ragmeter, synthetic_cases, write_json
+from common import finish, peak_rss_mb, print_table, run_ragmeter, synthetic_cases
 from server import BenchServer
-
-HERE = Path(__file__).resolve().parent
 
 
 def child_llm(args: argparse.Namespace) -> dict[str, Any]:
@@ -224,15 +222,10 @@ def main() -> None:
         else True,
         "local judge >= 20 cases/s": local["cases_per_second"] >= 20,
     }
-    for name, ok in targets.items():
-        print(f"  {'PASS' if ok else 'FAIL'}  {name}")
-    path = write_json(
-        "scale.json",
+    finish(
+        "scale",
+        targets,
         {
-            "benchmark": "scale",
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "command": " ".join(["python", "bench/scale.py", *sys.argv[1:]]),
-            "machine": machine(),
             "setup": {
                 "latency": args.latency,
                 "concurrency": args.concurrency,
@@ -244,10 +237,8 @@ def main() -> None:
             },
             "llm_runs": rows,
             "local_judge": local,
-            "targets_met": targets,
         },
     )
-    print(f"\nwrote {path.relative_to(HERE.parent)}")
 
 
 if __name__ == "__main__":

@@ -21,11 +21,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from common import MODEL, comparable_cases, machine, print_table, run_ragmeter, write_json
+from common import MODEL, comparable_cases, finish, print_table, run_ragmeter
 from server import BenchServer
 
 HERE = Path(__file__).resolve().parent
@@ -256,15 +255,10 @@ def main() -> None:
         f"{ratios['calls_per_case']}, wall time {ratios['wall_seconds']} "
         f"({ratios['wall_with_setup']} with setup)"
     )
-    for name, ok in targets.items():
-        print(f"  {'PASS' if ok else 'FAIL'}  {name}")
-    path = write_json(
-        "vs_ragas.json",
+    finish(
+        "vs_ragas",
+        targets,
         {
-            "benchmark": "vs_ragas",
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "command": " ".join(["python", "bench/vs_ragas.py", *sys.argv[1:]]),
-            "machine": machine(),
             "setup": {
                 "cases": n,
                 "case_set": "first in-scope, answered demo cases (src/ragmeter/demo/data/"
@@ -310,10 +304,8 @@ def main() -> None:
             },
             "results": rows,
             "ratios_ragmeter_over_ragas": ratios,
-            "targets_met": targets,
         },
     )
-    print(f"\nwrote {path.relative_to(HERE.parent)}")
 
 
 if __name__ == "__main__":
