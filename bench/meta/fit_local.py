@@ -38,11 +38,11 @@ sys.path.insert(0, str(HERE))
 from convert import DEFAULT_DATA, DEFAULT_OUT, convert_all, subsample  # noqa: E402
 
 from ragmeter.agreement import auroc, balanced_accuracy, spearman  # noqa: E402
-from ragmeter.judges.base import Sample  # noqa: E402
 from ragmeter.judges.local import LocalJudge  # noqa: E402
 from ragmeter.judges.local.combine import FEATURES, claim_evidence  # noqa: E402
 from ragmeter.judges.local.view import build_view  # noqa: E402
 from ragmeter.labels import LabelledCase  # noqa: E402
+from ragmeter.runner import build_sample  # noqa: E402
 
 SETS = ("mtrag", "expertqa", "summedits", "begin", "halueval", "halluqa")
 SOURCES = {
@@ -75,14 +75,8 @@ def extract(limit: int, data: Path) -> list[dict[str, Any]]:
             case = LabelledCase.model_validate(row)
             if "faithfulness" not in case.labels or not case.contexts:
                 continue
-            sample = Sample(
-                case_id=case.id,
-                question=case.question,
-                history=case.history,
-                contexts=case.contexts,
-                answer=case.answer,
-                lang=case.lang or "en",
-            )
+            # the sample `ragmeter calibrate` would judge
+            sample = build_sample(case.to_case(), case.contexts, case.answer, case.lang or "en")
             view = build_view(sample, ("faithfulness",), judge.settings, judge.store)
             if not view.claims:
                 continue
