@@ -190,7 +190,7 @@ def align(
         key=lambda k: coverage(keys, passage_keys(window.parts[k], index.lang)),
     )
     part = window.parts[part_index]
-    contradiction = _number_conflict(keys, nums, part, index, settings) or _negation_conflict(
+    contradiction = _number_conflict(keys, nums, part, index, settings) or _polarity_conflict(
         statement, part, index.lang, settings
     )
     if contradiction:
@@ -258,7 +258,7 @@ def _family(kind: str) -> str:
     return "duration" if kind in _DURATIONS else kind
 
 
-def _negation_conflict(
+def _polarity_conflict(
     statement: str, part: str, lang: Lang, settings: LocalSettings
 ) -> str | None:
     """A clause of the statement whose best-matching context clause has the opposite polarity
