@@ -219,20 +219,56 @@ def _blocks(text: str) -> list[tuple[int, int]]:
 
 
 def _en_cuts(text: str, start: int, end: int) -> list[int]:
+    """Offsets after each English sentence end in `text[start:end]`.
+
+    Linear: every check looks at the characters near the sentence end, never at the whole
+    block before or after it.
+    """
     cuts = []
+    first_gap = _first_gap(text, start, end)
     for match in _EN_END_RE.finditer(text, start, end):
-        rest = text[match.end() : end].lstrip()
-        if not rest:
+        after = _NON_SPACE_RE.search(text, match.end(), end)
+        if after is None:
             continue
-        if rest[0].islower() or _BULLET_RE.fullmatch(text[start : match.end()] + " "):
+        if after.group().islower() or _is_lone_bullet(text, start, match.end(), first_gap):
             continue
-        word = re.search(r"([A-Za-z.]+)\.$", text[start : match.start() + 1])
-        if text[match.start()] == "." and word:
-            token = word.group(1).lower().rstrip(".")
-            if token in _ABBREVIATIONS or (len(token) == 1 and token.isalpha()):
-                continue
+        if text[match.start()] == "." and _is_abbreviation(text, start, match.start()):
+            continue
         cuts.append(match.end())
     return cuts
+
+
+_NON_SPACE_RE = re.compile(r"\S")
+_SPACE_RE = re.compile(r"\s")
+
+
+def _first_gap(text: str, start: int, end: int) -> int:
+    """Where the first whitespace after the block's first word is (`end` when none)."""
+    word = _NON_SPACE_RE.search(text, start, end)
+    gap = _SPACE_RE.search(text, word.start(), end) if word else None
+    return gap.start() if gap else end
+
+
+def _is_lone_bullet(text: str, start: int, cut: int, first_gap: int) -> bool:
+    """Whether `text[start:cut]` is only a list marker ("1.", "a)").
+
+    A marker is a single word, so only a cut within the block's first word can be one.
+    """
+    return cut <= first_gap and _BULLET_RE.fullmatch(text[start:cut] + " ") is not None
+
+
+def _is_abbreviation(text: str, start: int, dot: int) -> bool:
+    """Whether the word ending at the period `text[dot]` is an abbreviation or an initial."""
+    begin = dot
+    while begin > start and text[begin - 1] in _WORD_CHARS:
+        begin -= 1
+    if begin == dot:
+        return False
+    token = text[begin:dot].lower().rstrip(".")
+    return token in _ABBREVIATIONS or (len(token) == 1 and token.isalpha())
+
+
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.")
 
 
 def sentence_spans(text: str, lang: Lang | None = None) -> list[tuple[int, int]]:
