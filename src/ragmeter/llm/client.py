@@ -66,6 +66,9 @@ class ChatClient:
     use_cache: bool = True
     tracker: CostTracker | None = None
     extra_params: dict[str, Any] = field(default_factory=dict)
+    cache_scope: str | None = None
+    """The endpoint's identity in the cache and the output-mode memory (default: base_url): a
+    server on a random port names what it serves instead, so a re-run hits the cache."""
 
     def __post_init__(self) -> None:
         self._api_key = resolve_api_key(self.api_key_env, self.base_url)
@@ -79,7 +82,7 @@ class ChatClient:
     @property
     def endpoint(self) -> str:
         """``base_url|model``, the identity under which capabilities are remembered."""
-        return f"{self.base_url or 'https://api.openai.com/v1'}|{self.model}"
+        return f"{self.cache_scope or self.base_url or 'https://api.openai.com/v1'}|{self.model}"
 
     def prepare(self) -> None:
         """Build the HTTP client now (tens of milliseconds) rather than on the first call; it
@@ -118,7 +121,7 @@ class ChatClient:
             params["_attempt"] = salt  # a fresh retry must not be answered by the cache
         return cache_key(
             {
-                "base_url": self.base_url or "",
+                "base_url": self.cache_scope or self.base_url or "",
                 "model": self.model,
                 "messages": messages,
                 "params": params,

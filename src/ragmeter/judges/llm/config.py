@@ -33,6 +33,9 @@ class LLMJudgeConfig(BaseModel):
     """Judge model name as the endpoint knows it."""
     base_url: str | None = None
     """OpenAI-compatible base URL (``http://localhost:11434/v1`` for Ollama); None for OpenAI."""
+    cache_scope: str | None = None
+    """The endpoint's identity in the call cache instead of ``base_url`` (a local server on a
+    random port)."""
     api_key_env: str | None = "OPENAI_API_KEY"
     """Environment variable holding the API key; local servers need none."""
     temperature: float = 0.0

@@ -67,6 +67,7 @@ class OpenAIJudge:
             cache=self.cache,
             use_cache=config.use_cache,
             tracker=self.tracker,
+            cache_scope=config.cache_scope,
         )
         self.client.prepare()
         self.caller = StructuredCaller(self.client, mode=config.output_mode)
