@@ -75,3 +75,22 @@ def test_factual_negatives_are_not_abstentions(text: str) -> None:
 def test_refusal_needs_no_claims() -> None:
     assert is_refusal("I don't know. The handbook does not cover this.", "en")
     assert not is_refusal("Refunds take 14 days, but I don't know about enterprise plans.", "en")
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "claims"),
+    [
+        ("en", "No. Templates are created on the web.", ["Templates are created on the web."]),
+        ("en", "Yes, admins can do it.", ["admins can do it."]),
+        ("en", "Nope - exports are not encrypted.", ["exports are not encrypted."]),
+        ("en", "No.", []),
+        ("en", "No. 5 is the default port.", ["No. 5 is the default port."]),
+        ("en", "No limit applies to notebooks.", ["No limit applies to notebooks."]),
+        ("zh", "不能。移动端无法创建模板。", ["移动端无法创建模板。"]),
+        ("zh", "可以，管理员可以恢复。", ["管理员可以恢复。"]),
+        ("zh", "不是所有套餐都支持导出。", ["不是所有套餐都支持导出。"]),
+        ("zh", "不能超过三十天。", ["不能超过三十天。"]),
+    ],
+)
+def test_a_bare_yes_or_no_reply_is_no_claim(lang: str, text: str, claims: list[str]) -> None:
+    assert split_claims(text, lang) == claims  # type: ignore[arg-type]

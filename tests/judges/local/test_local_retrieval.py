@@ -100,3 +100,62 @@ def test_unscored_rules(judge: LocalJudge, make: Make, metric: str) -> None:
     empty = retrieval(judge, make("en", "", contexts=[]))[metric]
     assert empty.score == 0.0
     assert "no contexts were retrieved" in empty.evidence.notes
+
+
+BACKUPS = (
+    "Nimbus takes an encrypted snapshot of all customer data every 4 hours. "
+    "Backup snapshots are kept for 35 days and are then deleted automatically."
+)
+
+
+def test_recall_reads_each_clause_against_its_own_sentence(judge: LocalJudge, make: Make) -> None:
+    """A point whose two clauses rest on the two sentences of one window: each number is
+    checked against the sentence its clause matches (not '35 where the context says 4')."""
+    sample = make(
+        "en",
+        "",
+        ground_truth="Nimbus takes an encrypted snapshot of all customer data every 4 hours, "
+        "and backup snapshots are kept for 35 days.",
+        contexts=[BACKUPS, OFFICE],
+    )
+    recall = retrieval(judge, sample)["context_recall"]
+    assert recall.score == 1.0, recall.evidence.points[0].reason
+
+
+def test_recall_still_catches_a_changed_number_in_a_two_sentence_window(
+    judge: LocalJudge, make: Make
+) -> None:
+    sample = make(
+        "en",
+        "",
+        ground_truth="Nimbus takes an encrypted snapshot of all customer data every 4 hours, "
+        "and backup snapshots are kept for 30 days.",
+        contexts=[BACKUPS, OFFICE],
+    )
+    (point,) = retrieval(judge, sample)["context_recall"].evidence.points
+    assert not point.supported
+    assert "30" in point.reason
+
+
+@pytest.mark.parametrize(
+    ("lang", "ground_truth", "contexts"),
+    [
+        (
+            "en",
+            "No. Templates can be created only in the web and desktop apps.",
+            ["Templates can be created only in the web and desktop apps.", OFFICE],
+        ),
+        (
+            "zh",
+            "不能。客服无法从备份中恢复单篇笔记。",
+            ["备份只用于灾难恢复。客服无法从备份中恢复单篇笔记。", "食堂中午供应午餐。"],
+        ),
+    ],
+)
+def test_a_bare_no_opening_the_reference_is_not_a_point_nor_a_negation(
+    judge: LocalJudge, make: Make, lang: str, ground_truth: str, contexts: list[str]
+) -> None:
+    sample = make(lang, "", ground_truth=ground_truth, contexts=contexts)
+    recall = retrieval(judge, sample)["context_recall"]
+    assert len(recall.evidence.points) == 1
+    assert recall.score == 1.0, recall.evidence.points[0].reason

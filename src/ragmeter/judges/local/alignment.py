@@ -189,14 +189,15 @@ def align(
         range(len(window.parts)),
         key=lambda k: coverage(keys, passage_keys(window.parts[k], index.lang)),
     )
-    part = window.parts[part_index]
-    contradiction = _number_conflict(keys, nums, part, index, settings) or _polarity_conflict(
-        statement, part, index.lang, settings
-    )
-    if contradiction:
-        found.label, found.reason = "contradicted", contradiction
+    conflict = _number_conflict(keys, statement, nums, window, index, settings)
+    if conflict is None and (
+        reason := _polarity_conflict(statement, window.parts, index.lang, settings)
+    ):
+        conflict = reason, part_index
+    if conflict is not None:
+        found.label, found.reason = "contradicted", conflict[0]
         found.hard = True
-        found.part = part_index if len(window.parts) > 1 else None
+        found.part = conflict[1] if len(window.parts) > 1 else None
         return found
     unknown = [n.value for n in nums if n.value not in index.all_numbers]
     if unknown:
@@ -230,18 +231,19 @@ def align(
 
 def _number_conflict(
     keys: frozenset[str],
+    statement: str,
     nums: tuple[NumberMention, ...],
-    part: str,
+    window: Window,
     index: ContextIndex,
     settings: LocalSettings,
-) -> str | None:
-    """A number of the statement replaced by another of the same kind in the best sentence."""
-    if not nums:
-        return None
-    part_numbers = numbers(part)
-    values = {m.value for m in part_numbers}
+) -> tuple[str, int] | None:
+    """A number of the statement replaced by another of the same kind in the sentence of the
+    window that matches the clause holding the number (the reason, and that sentence)."""
     for n in nums:
-        if n.value in values:
+        part_index = _number_part(statement, n, window, index.lang)
+        part = window.parts[part_index]
+        part_numbers = numbers(part)
+        if any(m.value == n.value for m in part_numbers):
             continue
         kind = _family(n.kind)
         rivals = [m.value for m in part_numbers if _family(m.kind) == kind and m.value != n.value]
@@ -250,8 +252,26 @@ def _number_conflict(
         overlap = coverage(keys, passage_keys(part, index.lang))  # keys hold no numbers
         needed = settings.conflict_overlap if n.value not in index.all_numbers else 0.75
         if overlap >= needed:
-            return f"it says {n.value} where the context says {rivals[0]}"
+            return f"it says {n.value} where the context says {rivals[0]}", part_index
     return None
+
+
+def _number_part(statement: str, number: NumberMention, window: Window, lang: Lang) -> int:
+    """Which sentence of the window the clause holding `number` matches best: in a
+    two-sentence window each clause of the statement may rest on a different sentence."""
+    if len(window.parts) == 1:
+        return 0
+    start = 0
+    for piece in _CLAUSE_RE.split(statement):
+        found = statement.find(piece, start)
+        start = found + len(piece) if found >= 0 else start
+        if found <= number.start < start:
+            break
+    clause_keys = statement_keys(piece, lang)
+    return max(
+        range(len(window.parts)),
+        key=lambda k: coverage(clause_keys, passage_keys(window.parts[k], lang)),
+    )
 
 
 def _family(kind: str) -> str:
@@ -259,11 +279,12 @@ def _family(kind: str) -> str:
 
 
 def _polarity_conflict(
-    statement: str, part: str, lang: Lang, settings: LocalSettings
+    statement: str, parts: tuple[str, ...], lang: Lang, settings: LocalSettings
 ) -> str | None:
-    """A clause of the statement whose best-matching context clause has the opposite polarity
-    (one is negated) or swaps one of its words for the opposite (`rose` for `fell`)."""
-    clauses = [c for c in _CONTEXT_CLAUSE_RE.split(part) if c.strip()]
+    """A clause of the statement whose best-matching clause in any sentence of the window has
+    the opposite polarity (one is negated) or swaps one of its words for the opposite (`rose`
+    for `fell`)."""
+    clauses = [c for part in parts for c in _CONTEXT_CLAUSE_RE.split(part) if c.strip()]
     for piece in _CLAUSE_RE.split(statement):
         keys = statement_keys(piece, lang)
         if not keys:

@@ -15,11 +15,23 @@ Role = Literal["claim", "abstention", "hedge", "filler", "question"]
 _LEAD_IN_EN = re.compile(
     r"^(?:(?:according\s+to|based\s+on|as\s+(?:stated|mentioned|described|noted|explained)\s+in|"
     r"per|from)\s+(?:the\s+)?[\w\s'-]{0,40}?,\s*|(?:in\s+summary|in\s+short|to\s+summarize|"
-    r"overall|yes|no|well|so|basically|essentially|note\s+that|importantly)\s*,\s*)",
+    r"overall|well|so|basically|essentially|note\s+that|importantly)\s*,\s*)",
     re.IGNORECASE,
 )
 _LEAD_IN_ZH = re.compile(
-    r"^(?:(?:根据|按照|依据|据)[^，,。]{0,20}[，,]|(?:总之|总的来说|简而言之|是的|不是|另外|此外)[，,]?)"
+    r"^(?:(?:根据|按照|依据|据)[^，,。]{0,20}[，,]|(?:总之|总的来说|简而言之|另外|此外)[，,]?)"
+)
+# A bare yes/no reply opening an answer ("No." / "Yes, ..." / 不能。/ 是的，): it is neither a
+# statement of its own nor a negation of what follows. ("No. 5" is a number, not a reply.)
+_REPLY_EN = re.compile(
+    r"^(?:yes|no|nope|yeah|yep|correct|right|indeed|exactly|absolutely|not\s+really|"
+    r"not\s+at\s+all|of\s+course(?:\s+not)?)\s*"
+    r"(?:[.!]+\s*(?=(?-i:[A-Z\"'(])|$)|[,;:]+\s*|\s[-\u2013\u2014]+\s*)",
+    re.IGNORECASE,
+)
+_REPLY_ZH = re.compile(
+    r"^(?:是的?|对的?|没错|不是|不对|能|不能|可以|不可以|不行|行|会|不会|有|没有|没|不|否|要|不要|"
+    r"需要|不需要|不用|支持|不支持|当然(?:可以|能|会|不)?|并不)[啊呀的呢哦]?(?:[。！!，,；;：:]+|$)"
 )
 _SUBJECTS_EN = frozenset(
     re.findall(
@@ -47,6 +59,12 @@ def _is_clause(text: str, lang: Lang) -> bool:
     if lang == "zh":
         return len("".join(words)) >= 4 and len(text) >= 6
     return len(words) >= 2 and len(text.split()) >= 3
+
+
+def strip_reply(sentence: str, lang: Lang) -> str:
+    """`sentence` without a bare yes/no reply at its start ('' when that is all it says)."""
+    pattern = _REPLY_ZH if lang == "zh" else _REPLY_EN
+    return pattern.sub("", sentence.strip(), count=1).strip()
 
 
 def _strip_lead_in(sentence: str, lang: Lang) -> str:
@@ -118,7 +136,8 @@ def segment(text: str, lang: Lang) -> tuple[Segment, ...]:
     """Split `text` into statements, each tagged with its role."""
     segments = []
     for sentence in split_sentences(text, lang):
-        for piece in _split_sentence(sentence, lang):
+        sentence = strip_reply(sentence, lang)
+        for piece in _split_sentence(sentence, lang) if sentence else []:
             piece = _strip_lead_in(_HEADING.sub("", piece.strip(), count=1), lang)
             if not content_words(piece, lang) and not re.search(r"\d", piece):
                 continue
