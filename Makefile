@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/ragmeter demo --out ragmeter-out/demo
+	$(BIN)/ragmeter demo --out ragmeter-out/demo --overwrite
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from ragmeter.diagnosis import diagnose
 from ragmeter.judges.base import (
+    METRICS,
     ChunkVerdict,
     ClaimVerdict,
     Evidence,
@@ -76,7 +77,8 @@ def run(
 ) -> RunResult:
     """A complete RunResult whose summary and diagnosis are computed as the runner does."""
     thresholds = dict(DEFAULT_FAIL_THRESHOLDS)
-    summary = summarize_run(list(cases), thresholds=thresholds)  # type: ignore[arg-type]
+    judged = tuple(m for m in METRICS if any(m in c.metrics for c in cases))
+    summary = summarize_run(list(cases), judged, thresholds=thresholds)  # type: ignore[arg-type]
     return RunResult(
         judge=judge_fp or judge(),
         run=RunInfo(pipeline=pipeline, thresholds=thresholds),  # type: ignore[arg-type]

@@ -18,9 +18,11 @@ if TYPE_CHECKING:
         CaseFileError,
         ConfigError,
         JudgeError,
+        JudgeUnavailable,
         PipelineError,
         RagmeterError,
         ResultsError,
+        RunInterrupted,
     )
     from ._version import __version__
     from .cases import Case, load_cases
@@ -64,6 +66,7 @@ _LAZY: dict[str, str] = {
     "HttpPipeline": ".pipeline",
     "Judge": ".judges.base",
     "JudgeError": "._exceptions",
+    "JudgeUnavailable": "._exceptions",
     "JudgeFingerprint": ".judges.base",
     "LintReport": ".lint",
     "METRICS": ".judges.base",
@@ -75,6 +78,7 @@ _LAZY: dict[str, str] = {
     "PrecomputedPipeline": ".pipeline",
     "RagmeterError": "._exceptions",
     "ResultsError": "._exceptions",
+    "RunInterrupted": "._exceptions",
     "RunResult": ".results",
     "Sample": ".judges.base",
     "compare_runs": ".compare",
@@ -118,6 +122,7 @@ __all__ = [
     "Judge",
     "JudgeError",
     "JudgeFingerprint",
+    "JudgeUnavailable",
     "LintReport",
     "MetricResult",
     "Pipeline",
@@ -127,6 +132,7 @@ __all__ = [
     "PrecomputedPipeline",
     "RagmeterError",
     "ResultsError",
+    "RunInterrupted",
     "RunResult",
     "Sample",
     "__version__",

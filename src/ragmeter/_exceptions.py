@@ -7,6 +7,9 @@ Every error a user can cause derives from one root, and its message says how to 
     ├── ConfigError        bad configuration or command-line options
     ├── PipelineError      the user's pipeline failed for a case (the case becomes unscored)
     ├── JudgeError         a judge could not produce a verdict (the metric becomes unscored)
+    ├── JudgeUnavailable   the judge can produce no verdict at all (key rejected, model not
+    │                      found, endpoint unreachable): the run stops at once
+    ├── RunInterrupted     the user stopped the run (Ctrl-C); nothing was written
     └── ResultsError       a results file is missing, corrupt or of an unknown schema version
 """
 
@@ -56,6 +59,17 @@ class PipelineError(RagmeterError):
 
 class JudgeError(RagmeterError):
     """A judge could not produce a verdict."""
+
+
+class JudgeUnavailable(RagmeterError):
+    """The judge cannot judge anything (rejected key, unknown model, unreachable endpoint).
+
+    Not a :class:`JudgeError`: a per-metric failure leaves one score unscored, this stops the
+    whole run, since every further call would fail the same way and cost time or money."""
+
+
+class RunInterrupted(RagmeterError):
+    """The run was stopped by the user before it finished; no results were written."""
 
 
 class ResultsError(RagmeterError):

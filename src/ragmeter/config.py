@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ._exceptions import ConfigError, describe_validation_error
 from .judges.base import MetricName
@@ -49,21 +49,29 @@ class JudgeSettings(BaseModel):
     """Embedding model at that endpoint."""
 
 
+DEFAULT_FLOORS: dict[MetricName, float] = {"faithfulness": 0.85, "answer_relevancy": 0.80}
+
+
 class GateSettings(BaseModel):
     """Regression-gate thresholds."""
 
     model_config = ConfigDict(extra="forbid")
 
-    floors: dict[MetricName, float] = Field(
-        default_factory=lambda: {"faithfulness": 0.85, "answer_relevancy": 0.80}
-    )
-    """Absolute floors per metric (none for retrieval metrics by default)."""
+    floors: dict[MetricName, float] = Field(default_factory=lambda: dict(DEFAULT_FLOORS))
+    """Absolute floors per metric, added to the defaults (faithfulness 0.85, answer relevancy
+    0.80; none for retrieval metrics); a floor of 0 turns a default off."""
     margin: float = 0.05
     """Non-inferiority margin against the baseline."""
     alpha: float = 0.05
     """Family-wise error rate across the metrics tested together."""
     baseline: str | None = None
     """Path of the baseline results file."""
+
+    @field_validator("floors", mode="after")
+    @classmethod
+    def _keep_default_floors(cls, floors: dict[MetricName, float]) -> dict[MetricName, float]:
+        merged = {**DEFAULT_FLOORS, **floors}
+        return {metric: floor for metric, floor in merged.items() if floor > 0}
 
 
 class Settings(BaseModel):
@@ -77,6 +85,9 @@ class Settings(BaseModel):
     """Default output directory."""
     concurrency: int = 4
     """Cases processed at the same time."""
+    min_scored_share: float = Field(default=0.9, ge=0.0, le=1.0)
+    """Share of the cases a metric applies to that must be scored; below it `run` exits 3
+    and `gate` fails the metric."""
     thresholds: dict[MetricName, float] = Field(default_factory=dict)
     """Per-case failure thresholds (a case below fails the metric)."""
     targets: dict[MetricName, float] = Field(default_factory=dict)

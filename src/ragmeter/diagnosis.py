@@ -82,12 +82,18 @@ def diagnose(summary: RunSummary, targets: dict[MetricName, float] | None = None
                     message=f"{metric} {stats.mean:.2f} ≥ target {target:.2f}",
                 )
             )
+    unknown = [f.metric for f in findings if f.severity == "unknown"]
+    not_measured = (
+        f"Not measured: no case could be scored for {', '.join(unknown)} (see Unscored)."
+        if unknown
+        else ""
+    )
     if not weak:
-        return Diagnosis(
-            fix_first=None,
-            headline="All four metrics meet their targets; look at the failed cases below.",
-            findings=findings,
+        headline = not_measured or (
+            f"All {'four' if len(findings) == 4 else len(findings)} metrics meet their "
+            "targets; look at the failed cases below."
         )
+        return Diagnosis(fix_first=None, headline=headline, findings=findings)
     first = weak[0]
     stage = "retrieval" if first in RETRIEVAL_METRICS else "generation"
     for finding in findings:
@@ -97,4 +103,6 @@ def diagnose(summary: RunSummary, targets: dict[MetricName, float] | None = None
     headline = f"Fix {stage} first: {problem} ({first} {summary.metrics[first].mean:.2f})."
     if stage == "retrieval" and any(m not in RETRIEVAL_METRICS for m in weak):
         headline += " Generation metrics are also weak; re-measure them after retrieval improves."
+    if not_measured:
+        headline += f" {not_measured}"
     return Diagnosis(fix_first=stage, headline=headline, findings=findings)

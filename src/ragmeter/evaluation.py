@@ -10,12 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ._exceptions import ConfigError
+from ._exceptions import ConfigError, RunInterrupted
 from .cases import Case
 from .config import Settings, load_settings
 from .judges.base import METRICS, Judge, Lang, MetricName, Sample
 from .pipeline import Pipeline
-from .results import CaseResult, RunInfo, RunResult, save_run
+from .results import CaseResult, RunInfo, RunResult, prepare_out_dir, save_run
 
 
 def resolve_settings(config: Path | str | None = None, **overrides: Any) -> Settings:
@@ -34,8 +34,18 @@ def resolve_settings(config: Path | str | None = None, **overrides: Any) -> Sett
         settings.concurrency = overrides["concurrency"]
     if overrides.get("no_cache"):
         judge.cache_dir = ""
+    if overrides.get("min_scored_share") is not None:
+        settings.min_scored_share = overrides["min_scored_share"]
     settings.judge = judge
     return settings
+
+
+def results_path(out: Path | str) -> Path:
+    """Where a run given `--out out` (a directory or its results.json) is written."""
+    from .results import RESULTS_FILE
+
+    path = Path(out)
+    return path if path.name == RESULTS_FILE else path / RESULTS_FILE
 
 
 def build_pipeline(
@@ -106,10 +116,17 @@ def run_and_save(
     repeats: int = 1,
     progress: bool = False,
     metrics: tuple[MetricName, ...] = METRICS,
+    overwrite: bool = False,
 ) -> RunResult:
-    """Run, judge and write `out_dir/results.json` atomically; return the run."""
+    """Run, judge and write `out_dir/results.json` atomically; return the run.
+
+    `out_dir` (or its results.json) is checked before any work; an existing run there is
+    replaced only with `overwrite`. Ctrl-C raises RunInterrupted and writes nothing; so does a
+    judge that can judge nothing (JudgeUnavailable).
+    """
     from .runner import evaluate_async
 
+    out_dir = prepare_out_dir(out_dir, overwrite=overwrite)
     judge = judge or build_judge(settings)
     info = RunInfo(cases_file=cases_file, pipeline=pipeline_name or getattr(pipeline, "name", ""))
 
@@ -127,17 +144,26 @@ def run_and_save(
                 info=info,
                 on_case=on_case,
                 repeats=repeats,
+                min_scored_share=settings.min_scored_share,
             )
         finally:
             await _close(pipeline, judge)
 
-    if progress:
-        from .cli.progress import run_progress
+    try:
+        if progress:
+            from .cli.progress import run_progress
 
-        with run_progress(len(cases), judge) as advance:
-            result = asyncio.run(go(advance))
-    else:
-        result = asyncio.run(go(lambda _case: None))
+            with run_progress(len(cases), judge) as advance:
+                result = asyncio.run(go(advance))
+        else:
+            result = asyncio.run(go(lambda _case: None))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        kept = (
+            f"; {out_dir / 'results.json'} is unchanged"
+            if (out_dir / "results.json").exists()
+            else ""
+        )
+        raise RunInterrupted(f"interrupted: nothing written{kept}") from None
     from .calibrate import calibration_notes
 
     result.run.calibration = calibration_notes(result.judge)
@@ -187,6 +213,7 @@ def run_demo(
     overrides: dict[str, Any] | None = None,
     progress: bool = False,
     judge: Judge | None = None,
+    overwrite: bool = False,
 ) -> RunResult:
     """Evaluate the bundled demo pipeline (`variant`) on the bundled eval set, offline."""
     from .cases import load_cases
@@ -208,4 +235,5 @@ def run_demo(
         pipeline_name=f"demo {variant} ({described})",
         judge=judge,
         progress=progress,
+        overwrite=overwrite,
     )

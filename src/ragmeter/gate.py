@@ -1,11 +1,14 @@
 """The regression gate: fail CI on real regressions, not on judge noise.
 
-Two kinds of check, each a one-sided test whose null hypothesis is "the pipeline is fine", so
-noise alone fails the gate with probability at most `alpha` across all checks together:
+First, every metric must have been measured: a metric scored on fewer than `min_scored_share`
+of the cases it applies to (the pipeline or the judge failed on the rest) fails the gate, as
+does one scored on no case at all; a failure is never a pass. Then two kinds of check, each a
+one-sided test whose null hypothesis is "the pipeline is fine", so noise alone fails the gate
+with probability at most `alpha` across all checks together:
 
 * **floor**: the metric's mean is not below its floor. Fails only when the upper confidence
-  bound of the mean lies below the floor; a mean just under the floor but within noise passes
-  with an "inconclusive" note.
+  bound of the mean lies below the floor; a mean under the floor but within noise passes
+  with a warning.
 * **baseline** (regression against the baseline): fails when the drop is both *real* and
   *material*: a one-sided paired sign-flip permutation test finds the mean paired difference
   new − baseline significantly below 0 (the drop is not noise) and the estimated drop is larger
@@ -34,9 +37,10 @@ from pydantic import BaseModel, Field
 from ._exceptions import ResultsError
 from .compare import comparability_problems, paired_scores
 from .config import GateSettings
+from .health import DEFAULT_MIN_SCORED_SHARE, metric_health
 from .judges.base import METRICS, MetricName
 from .noise import NoiseSummary, case_scores, in_noise_band, measure_noise
-from .results import RunResult
+from .results import MetricHealth, RunResult
 from .stats import (
     bootstrap_p_below,
     bootstrap_upper,
@@ -53,7 +57,8 @@ class GateCheck(BaseModel):
     """One test of the gate."""
 
     metric: MetricName
-    kind: Literal["floor", "baseline"]
+    kind: Literal["measured", "floor", "baseline"]
+    """`measured`: enough cases were scored; `floor`; `baseline`: no regression."""
     status: Status = "skip"
     n: int = 0
     """Cases used (paired cases for the baseline check)."""
@@ -74,7 +79,7 @@ class GateCheck(BaseModel):
     noise_sd: float | None = None
     """Standard deviation of the estimate due to judge noise, when measured."""
     reason: str = ""
-    """Why it was skipped."""
+    """Why it was skipped, or why a `measured` check failed."""
 
 
 class MetricVerdict(BaseModel):
@@ -89,6 +94,8 @@ class GateResult(BaseModel):
     """Outcome of the gate: passed, and one line per metric saying why."""
 
     passed: bool
+    failed_kinds: list[str] = Field(default_factory=list)
+    """Kinds of the failed checks (`measured`, `floor`, `baseline`), for the closing line."""
     alpha: float
     margin: float
     baseline: str | None = None
@@ -134,6 +141,9 @@ def _baseline_check(
     check = GateCheck(metric=metric, kind="baseline", threshold=-margin, tested=0.0, n=len(diffs))
     if len(diffs) < 2:
         check.reason = f"only {len(diffs)} case(s) scored in both runs"
+        if len(case_scores(new, metric)) >= 2:  # the baseline measured too little
+            check.status = "fail"
+            check.reason += ": the baseline cannot be compared; promote a complete run"
         return check, diffs
     check.estimate = mean(diffs)
     noise = math.hypot(_noise_sd(noises[0], metric), _noise_sd(noises[1], metric))
@@ -149,6 +159,7 @@ def gate_run(
     baseline_source: str | None = None,
     force: bool = False,
     metrics: tuple[MetricName, ...] = METRICS,
+    min_scored_share: float = DEFAULT_MIN_SCORED_SHARE,
 ) -> GateResult:
     """Run every check on `new` (and against `baseline` when given).
 
@@ -168,6 +179,11 @@ def gate_run(
     checks: list[GateCheck] = []
     samples: list[list[float]] = []
     for metric in metrics:
+        health = metric_health(new.summary, metric, min_scored_share)
+        if health is None or not health.ok:
+            checks.append(_measured_check(metric, health))
+            samples.append([])
+            continue
         if metric in settings.floors:
             check, values = _floor_check(new, metric, settings.floors[metric], noise_new, average)
             checks.append(check)
@@ -202,6 +218,7 @@ def gate_run(
 
     result = GateResult(
         passed=not any(c.status == "fail" for c in checks),
+        failed_kinds=sorted({c.kind for c in checks if c.status == "fail"}),
         alpha=settings.alpha,
         margin=settings.margin,
         baseline=baseline_source,
@@ -212,6 +229,17 @@ def gate_run(
         soft, _ = comparability_problems(baseline, new)
         result.warnings.extend(f"forced: {p}" for p in soft)
     for check in checks:
+        if (
+            check.kind == "floor"
+            and check.status == "pass"
+            and check.estimate is not None
+            and check.estimate < (check.threshold or 0.0)
+        ):
+            result.warnings.append(
+                f"{check.metric}: mean {check.estimate:.3f} is below the floor "
+                f"{check.threshold:.2f}, but on {check.n} cases that is within noise; add cases "
+                "to tell"
+            )
         if (
             check.estimate is not None
             and check.threshold is not None
@@ -230,15 +258,31 @@ def gate_run(
     return result
 
 
+def _measured_check(metric: MetricName, health: MetricHealth | None) -> GateCheck:
+    """A failed `measured` check: the metric was not judged, or on too few cases."""
+    if health is None:  # the run left the metric out on purpose
+        return GateCheck(metric=metric, kind="measured", reason="not judged in this run")
+    reason = f"not measured: {health.n_scored} of {health.n_applicable} cases scored"
+    if health.problem:
+        reason += f"; cause: {health.problem}"
+    return GateCheck(
+        metric=metric, kind="measured", status="fail", n=health.n_scored, reason=reason
+    )
+
+
 def _describe(check: GateCheck) -> str:
+    if check.kind == "measured":
+        return check.reason
     if check.status == "skip":
         return f"{check.kind} check skipped: {check.reason}"
+    if check.status == "fail" and check.bound is None:
+        return f"{check.kind} check failed: {check.reason}"
     assert check.estimate is not None and check.bound is not None and check.level is not None
     conf = f"{100 * check.level:.1f}%"
     if check.kind == "floor":
         head = f"mean {check.estimate:.3f} (n={check.n}), {conf} upper bound {check.bound:.3f}"
         if check.status == "fail":
-            return f"{head} < floor {check.threshold:.2f}"
+            return f"{head} < floor {check.threshold:.2f}: below the floor"
         if check.estimate < (check.threshold or 0.0):
             return f"{head} ≥ floor {check.threshold:.2f} (below the floor but within noise)"
         return f"{head} ≥ floor {check.threshold:.2f}"

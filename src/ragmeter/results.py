@@ -105,6 +105,24 @@ class Diagnosis(BaseModel):
     """One finding per metric, pipeline order."""
 
 
+class UnscoredGroup(BaseModel):
+    """Unscored results that share one cause, across metrics."""
+
+    cause: str
+    """The reason, with what varies per case (its id) taken out."""
+    metrics: list[MetricName]
+    """Metrics left unscored by it, pipeline order."""
+    n_cases: int
+    """Cases it left unscored (on at least one metric)."""
+    n_results: int
+    """Case × metric results it left unscored."""
+    example_ids: list[str] = Field(default_factory=list)
+    """The first few cases it hit, in eval-set order."""
+    by_design: bool = False
+    """True for reasons that are part of the metric's definition (not applicable, refusal):
+    not a failure of the pipeline or the judge."""
+
+
 class RunSummary(BaseModel):
     """Scores of a whole run."""
 
@@ -116,6 +134,37 @@ class RunSummary(BaseModel):
     """Cases in the run."""
     n_pipeline_errors: int = 0
     """Cases whose pipeline failed."""
+    unscored_groups: list[UnscoredGroup] = Field(default_factory=list)
+    """Unscored results grouped by cause, most cases first."""
+
+
+class MetricHealth(BaseModel):
+    """How completely one metric was measured."""
+
+    metric: MetricName
+    n_scored: int
+    """Cases with a score."""
+    n_applicable: int
+    """Cases the metric applies to: scored, or unscored for a reason other than by design."""
+    share: float | None
+    """n_scored / n_applicable; None when the metric applies to no case."""
+    ok: bool
+    problem: str = ""
+    """When not ok: the most common cause of its unscored cases, with examples."""
+
+
+class RunHealth(BaseModel):
+    """Whether a run's numbers can be trusted as a measurement, and the exit code to report."""
+
+    ok: bool
+    exit_code: int
+    min_scored_share: float
+    """The share of applicable cases each metric needed scored."""
+    problems: list[str] = Field(default_factory=list)
+    """One line per problem, worst first."""
+    metrics: list[MetricHealth] = Field(default_factory=list)
+    n_budget_unjudged: int = 0
+    """Case × metric results left unscored because the budget was spent."""
 
 
 class CalibrationNote(BaseModel):
@@ -175,6 +224,8 @@ class RunResult(BaseModel):
     """Aggregates; reports read these and never recompute."""
     diagnosis: Diagnosis
     """Stage to fix first."""
+    health: RunHealth | None = None
+    """Whether every metric was measured on enough cases (None in files from before it)."""
     cases: list[CaseResult]
     """Every case, never dropped."""
 
@@ -221,6 +272,32 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def prepare_out_dir(out: str | Path, *, overwrite: bool = False) -> Path:
+    """The run directory `out` names (a directory, or its `results.json`), checked before any
+    work starts: not an existing file of another kind, not holding a run unless `overwrite`,
+    and writable. Raises ConfigError saying how to fix it."""
+    from ._exceptions import ConfigError
+
+    path = Path(out)
+    if path.name == RESULTS_FILE and not path.is_dir():
+        path = path.parent
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"--out {out}: is a file; give a directory for {RESULTS_FILE}")
+    existing = path / RESULTS_FILE
+    if existing.exists() and not overwrite:
+        raise ConfigError(
+            f"--out {path} already holds a run ({existing}); pass --overwrite to replace it, "
+            "or choose another directory"
+        )
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"--out {path}: cannot write there ({exc.strerror or exc})") from exc
+    return path
+
+
 def save_run(result: RunResult, out_dir: str | Path) -> Path:
     """Write `results.json` into `out_dir` atomically; return its path."""
     path = Path(out_dir) / RESULTS_FILE
@@ -263,11 +340,15 @@ __all__ = [
     "CaseResult",
     "Diagnosis",
     "Finding",
+    "MetricHealth",
     "MetricSummary",
+    "RunHealth",
     "RunInfo",
     "RunResult",
     "RunSummary",
+    "UnscoredGroup",
     "load_run",
+    "prepare_out_dir",
     "save_run",
     "write_atomic",
 ]

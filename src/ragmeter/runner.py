@@ -7,10 +7,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ._exceptions import JudgeUnavailable
 from ._version import __version__
 from .cases import Case
 from .diagnosis import diagnose
-from .judges.base import METRICS, Judge, Lang, MetricName, MetricResult, Sample
+from .health import DEFAULT_MIN_SCORED_SHARE, assess_run
+from .judges.base import GENERATION_METRICS, METRICS, Judge, Lang, MetricName, MetricResult, Sample
+from .judges.rules import empty_answer_result
 from .pipeline import Pipeline
 from .results import CaseResult, RunInfo, RunResult
 from .summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
@@ -50,7 +53,9 @@ async def _run_pipeline(pipeline: Pipeline, case: Case) -> tuple[list[str], str,
     try:
         output = await pipeline.run(case)
     except PipelineError as exc:
-        return [], "", str(exc), time.perf_counter() - started
+        # The result carries the case id; without it equal errors group in the report.
+        message = str(exc).replace(f" (case '{case.id}')", "")
+        return [], "", message, time.perf_counter() - started
     except Exception as exc:  # an adapter bug must not stop the other cases
         return [], "", f"{type(exc).__name__}: {exc}", time.perf_counter() - started
     return list(output.contexts), output.answer, None, time.perf_counter() - started
@@ -61,6 +66,8 @@ async def _judge(
 ) -> dict[MetricName, MetricResult]:
     try:
         results = await judge.judge(sample, metrics)
+    except JudgeUnavailable:
+        raise
     except Exception as exc:  # judges should not raise; if one does, the case stays
         reason = f"judge error: {type(exc).__name__}: {exc}"
         return {m: MetricResult.unscored(m, reason) for m in metrics}
@@ -106,13 +113,22 @@ async def _judge_result(
         result.metrics = {m: MetricResult.unscored(m, reason) for m in metrics}
         return result
     sample = build_sample(case, result.contexts, result.answer, result.lang)
-    result.metrics = await _judge(judge, sample, metrics)
+    fixed: dict[MetricName, MetricResult] = {}
+    if not result.answer.strip():
+        fixed = {m: empty_answer_result(m) for m in metrics if m in GENERATION_METRICS}
+    to_judge = tuple(m for m in metrics if m not in fixed)
+    judged = await _judge(judge, sample, to_judge) if to_judge else {}
+    result.metrics = {m: fixed.get(m) or judged[m] for m in metrics}
     if repeats > 1:
         scores = {m: [result.metrics[m].score] for m in metrics}
         for index in range(1, repeats):
-            again = await _judge(judge, sample.model_copy(update={"repeat": index}), metrics)
+            again = (
+                await _judge(judge, sample.model_copy(update={"repeat": index}), to_judge)
+                if to_judge
+                else {}
+            )
             for m in metrics:
-                scores[m].append(again[m].score)
+                scores[m].append((fixed.get(m) or again[m]).score)
         result.repeats = scores
     return result
 
@@ -150,11 +166,15 @@ async def evaluate_async(
     info: RunInfo | None = None,
     on_case: ProgressCallback | None = None,
     repeats: int = 1,
+    min_scored_share: float = DEFAULT_MIN_SCORED_SHARE,
 ) -> RunResult:
     """Evaluate every case; results keep the eval set's order whatever finishes first.
 
     At most `concurrency` cases are in the pipeline at once; judging admits more (see
-    `JUDGE_WINDOW`) and the judge's own limit caps its calls.
+    `JUDGE_WINDOW`) and the judge's own limit caps its calls. A blank answer scores 0 on
+    faithfulness and answer relevancy under every judge (`rules.empty_answer_result`).
+    Raises :class:`JudgeUnavailable` as soon as the judge can judge nothing (the other cases
+    are cancelled); the result's `health` says whether every metric was measured.
     """
     started = time.perf_counter()
     concurrency = max(1, concurrency)
@@ -170,7 +190,14 @@ async def evaluate_async(
             on_case(result)
         return result
 
-    case_results = list(await asyncio.gather(*(one(c) for c in cases)))
+    tasks = [asyncio.ensure_future(one(c)) for c in cases]
+    try:
+        case_results = list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
     thresholds = {**DEFAULT_FAIL_THRESHOLDS, **(thresholds or {})}
     summary = summarize_run(case_results, metrics, thresholds)
     info = info or RunInfo()
@@ -188,6 +215,7 @@ async def evaluate_async(
         run=info,
         summary=summary,
         diagnosis=diagnose(summary, targets),
+        health=assess_run(summary, metrics, min_scored_share=min_scored_share),
         cases=case_results,
     )
 

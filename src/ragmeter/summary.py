@@ -6,7 +6,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from .judges.base import METRICS, MetricName
-from .results import CaseResult, MetricSummary, RunSummary
+from .judges.rules import BY_DESIGN
+from .results import CaseResult, MetricSummary, RunSummary, UnscoredGroup
 from .stats import bootstrap_ci, histogram, mean
 
 DEFAULT_FAIL_THRESHOLDS: dict[MetricName, float] = {
@@ -63,7 +64,47 @@ def summarize_run(
         },
         n_cases=len(cases),
         n_pipeline_errors=sum(c.pipeline_error is not None for c in cases),
+        unscored_groups=group_unscored(cases, metrics),
     )
+
+
+EXAMPLE_IDS = 3
+
+
+def unscored_cause(reason: str, case_id: str) -> str:
+    """`reason` without what is particular to its case, so equal causes group together."""
+    return reason.replace(f" (case '{case_id}')", "").replace(case_id, "…") if case_id else reason
+
+
+def group_unscored(
+    cases: list[CaseResult], metrics: tuple[MetricName, ...] = METRICS
+) -> list[UnscoredGroup]:
+    """Unscored results grouped by cause across metrics, most cases first."""
+    groups: dict[str, UnscoredGroup] = {}
+    last_case: dict[str, str] = {}
+    for case in cases:
+        for metric in metrics:
+            result = case.metrics.get(metric)
+            if result is None or result.score is not None:
+                continue
+            reason = result.unscored_reason or "unscored"
+            cause = unscored_cause(reason, case.id)
+            group = groups.get(cause)
+            if group is None:
+                group = groups[cause] = UnscoredGroup(
+                    cause=cause, metrics=[], n_cases=0, n_results=0, by_design=reason in BY_DESIGN
+                )
+            group.n_results += 1
+            if metric not in group.metrics:
+                group.metrics.append(metric)
+            if last_case.get(cause) != case.id:
+                last_case[cause] = case.id
+                group.n_cases += 1
+                if len(group.example_ids) < EXAMPLE_IDS:
+                    group.example_ids.append(case.id)
+    for group in groups.values():
+        group.metrics.sort(key=metrics.index)
+    return sorted(groups.values(), key=lambda g: (g.by_design, -g.n_cases, g.cause))
 
 
 def failed_cases(cases: list[CaseResult], metric: MetricName, threshold: float) -> list[CaseResult]:

@@ -85,7 +85,10 @@ def test_run_with_python_callable(tmp_path, cases_file, monkeypatch):
     result = invoke(
         "run", "--cases", cases_file, "--pipeline", "my_rag:answer", "--out", "o", "--no-progress"
     )
-    assert result.exit_code == 0, result.output
+    # Half the cases could not be scored: results are written, but the run is incomplete.
+    assert result.exit_code == 3, result.output
+    assert "every metric: 1 of 2 cases scored" in result.output
+    assert "RuntimeError: index offline (1 case: b)" in result.output
     data = json.loads((tmp_path / "o" / "results.json").read_text())
     broken = data["cases"][1]
     assert broken["pipeline_error"].endswith("raised RuntimeError: index offline")

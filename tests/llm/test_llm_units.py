@@ -87,7 +87,7 @@ def test_cost_tracker_budget_and_cache_hits_are_free():
     assert tracker.by_metric["faithfulness"].calls == 1 and tracker.cached.calls == 1
     tracker.check_budget()
     tracker.record(Usage(1, 1000, 0), cached=False, metric="context_recall", case_id="c2")
-    with pytest.raises(CostLimitReached, match=r"cost limit reached \(max_cost=0.003\)"):
+    with pytest.raises(CostLimitReached, match=r"judge budget reached: --max-cost 0.003"):
         tracker.check_budget()
 
 

@@ -10,7 +10,15 @@ from typing import NoReturn, TypeVar
 import typer
 from rich.console import Console
 
-from .._exceptions import CaseFileError, ConfigError, RagmeterError, ResultsError
+from .._exceptions import (
+    CaseFileError,
+    ConfigError,
+    JudgeUnavailable,
+    RagmeterError,
+    ResultsError,
+    RunInterrupted,
+)
+from ..exit_codes import ExitCode
 
 app = typer.Typer(
     name="ragmeter",
@@ -20,7 +28,7 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 
-EXIT_LOAD_ERROR = 2
+EXIT_LOAD_ERROR = int(ExitCode.USAGE)
 T = TypeVar("T")
 
 
@@ -32,13 +40,19 @@ def fail(message: str, code: int = EXIT_LOAD_ERROR) -> NoReturn:
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn ragmeter's own errors into one-line messages and exit code 2."""
+    """Turn ragmeter's own errors, and Ctrl-C, into one-line messages and their exit codes."""
     try:
         yield
     except (CaseFileError, ConfigError, ResultsError) as exc:
         fail(str(exc))
+    except JudgeUnavailable as exc:
+        fail(f"{exc}; stopped, nothing written", ExitCode.JUDGE_UNAVAILABLE)
+    except RunInterrupted as exc:
+        fail(str(exc), ExitCode.INTERRUPTED)
+    except KeyboardInterrupt:
+        fail("interrupted; nothing written", ExitCode.INTERRUPTED)
     except RagmeterError as exc:
-        fail(str(exc), 1)
+        fail(str(exc), ExitCode.FAILED)
 
 
 def guarded(fn: Callable[[], T]) -> T:

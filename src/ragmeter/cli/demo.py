@@ -30,15 +30,22 @@ def demo(
         help="default, or a deliberately broken pipeline to see the instrument move.",
     ),
     out: Path = typer.Option(Path("ragmeter-out/demo"), "--out", "-o", help="Output directory."),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace the run already in --out (refused otherwise)."
+    ),
     retrieval: Retrieval = typer.Option(None, "--retrieval", help="bm25 or hybrid (BM25+MiniLM)."),
     top_k: int = typer.Option(None, "--top-k", min=1, help="Chunks retrieved per question."),
     chunk_size: int = typer.Option(None, "--chunk-size", min=20, help="Chunk size."),
     max_failures: int = typer.Option(10, "--max-failures", help="Failed cases to show."),
     progress: ProgressOpt = True,
 ) -> None:
-    """Evaluate the bundled bilingual demo pipeline with the local judge (no key, no network)."""
-    from ..evaluation import run_demo
-    from .output import print_report
+    """Evaluate the bundled bilingual demo pipeline with the local judge (no key, no network).
+
+    Exit codes as for `ragmeter run`: 0 every metric measured, 2 bad options, 3 a metric had
+    too few scored cases, 130 interrupted.
+    """
+    from ..evaluation import results_path, run_demo
+    from .output import finish_run, print_report
 
     overrides = {
         "retrieval": retrieval.value if retrieval else None,
@@ -51,6 +58,7 @@ def demo(
             out_dir=out,
             overrides={k: v for k, v in overrides.items() if v is not None},
             progress=progress,
+            overwrite=overwrite,
         )
     print_report(result, max_failures=max_failures)
-    typer.echo(f"\nresults written to {out / 'results.json'}")
+    finish_run(result, results_path(out))

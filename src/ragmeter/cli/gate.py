@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from ._app import app, fail, user_errors
 from .options import ConfigOpt
+
+if TYPE_CHECKING:
+    from ..gate import GateResult
 
 EXIT_GATE_FAILED = 1
 
@@ -32,16 +36,21 @@ def gate(
 ) -> None:
     """Fail (exit 1) on a real regression, pass (exit 0) on judge noise; one line per metric.
 
-    Checks each metric's floor (`floors` in the \\[gate] table) and, with a baseline, the
-    paired drop against it (`margin`), all at a family-wise error rate `alpha` (Holm).
-    Exit code 2 when a run cannot be loaded or the baseline is not comparable.
+    First checks every metric was measured (scored on at least `min_scored_share` of the
+    cases it applies to: a metric nothing could score FAILS, never skips); then each metric's
+    floor (`floors` in the \\[gate] table) and, with a baseline, the paired drop against it
+    (`margin`), all at a family-wise error rate `alpha` (Holm).
+
+    Exit codes: 0 passed; 1 failed (a metric not measured, below its floor, or a real
+    regression); 2 a run cannot be loaded or the baseline is not comparable.
     """
     from ..config import load_settings
     from ..gate import gate_run
     from ..results import load_run
 
     with user_errors():
-        settings = load_settings(config).gate
+        loaded = load_settings(config)
+        settings = loaded.gate
         if margin is not None:
             settings.margin = margin
         if alpha is not None:
@@ -65,6 +74,7 @@ def gate(
             baseline=base,
             baseline_source=str(base_path) if base_path else None,
             force=force,
+            min_scored_share=loaded.min_scored_share,
         )
     if as_json:
         typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
@@ -79,9 +89,22 @@ def gate(
             typer.echo(verdict.line)
         for warning in result.warnings:
             typer.echo(f"warning: {warning}")
-        typer.echo("PASSED" if result.passed else "FAILED: a real regression (see above)")
+        typer.echo(_closing_line(result))
     if not result.passed:
         raise typer.Exit(EXIT_GATE_FAILED)
+
+
+_FAILURE_WORDS = {
+    "measured": "a metric was not measured",
+    "floor": "below a floor",
+    "baseline": "a real regression against the baseline",
+}
+
+
+def _closing_line(result: GateResult) -> str:
+    if result.passed:
+        return "PASSED with warnings (see above)" if result.warnings else "PASSED"
+    return "FAILED: " + "; ".join(_FAILURE_WORDS[k] for k in result.failed_kinds) + " (see above)"
 
 
 @app.command()

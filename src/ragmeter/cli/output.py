@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import typer
+
 from ..cases import Case
 from ..config import Settings
 from ..pipeline import Pipeline
@@ -14,6 +18,23 @@ def print_report(result: RunResult, *, max_failures: int = 10) -> None:
     from ..report.terminal import render_terminal
 
     render_terminal(result, make_console(), max_failures=max_failures)
+
+
+def finish_run(result: RunResult, results_path: Path) -> None:
+    """Say where the results are; for an incomplete run, say why on stderr and exit with its
+    code (3, or 4 when the budget ran out)."""
+    typer.echo(f"\nresults written to {results_path}")
+    health = result.health
+    if health is None or health.ok:
+        return
+    for problem in health.problems:
+        typer.echo(f"error: {problem}", err=True)
+    typer.echo(
+        f"error: incomplete run (exit {health.exit_code}): not every metric was measured; "
+        "see Unscored above",
+        err=True,
+    )
+    raise typer.Exit(health.exit_code)
 
 
 def print_dry_run(

@@ -41,7 +41,19 @@ def run(
         "-e",
         help="HTTP endpoint: POST {question, history} → {contexts, answer}.",
     ),
-    out: Path = typer.Option(None, "--out", "-o", help="Directory for results.json."),
+    out: Path = typer.Option(
+        None, "--out", "-o", help="Directory for results.json (or its results.json path)."
+    ),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace the run already in --out (refused otherwise)."
+    ),
+    min_scored: float = typer.Option(
+        None,
+        "--min-scored",
+        min=0.0,
+        max=1.0,
+        help="Share of applicable cases each metric must score, else exit 3 (default 0.9).",
+    ),
     judge: JudgeOpt = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
@@ -53,7 +65,11 @@ def run(
     repeats: int = typer.Option(1, "--repeats", min=1, help="Judge each case K times (noise)."),
     cache_dir: CacheDirOpt = None,
     no_cache: NoCacheOpt = False,
-    max_cost: float = typer.Option(None, "--max-cost", help="Stop judging past this cost."),
+    max_cost: float = typer.Option(
+        None,
+        "--max-cost",
+        help="Hard ceiling on judge spend; what it leaves unjudged is unscored, exit 4.",
+    ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Estimate judge calls, tokens and cost; spend nothing."
     ),
@@ -68,10 +84,15 @@ def run(
 
     Give exactly one of --pipeline, --answers, --endpoint, or an eval set whose cases
     already carry contexts and answers (RAGAS `retrieved_contexts` / `response`).
+
+    Exit codes: 0 every metric measured; 2 bad input or options (nothing written); 3 a
+    metric had too few scored cases (results written); 4 --max-cost left results unjudged
+    (results written); 5 the judge refused the key or model or was unreachable (nothing
+    written); 130 interrupted (nothing written).
     """
     from .. import evaluation as api
     from ..cases import load_cases
-    from .output import print_dry_run, print_report
+    from .output import finish_run, print_dry_run, print_report
 
     with user_errors():
         settings = api.resolve_settings(
@@ -85,6 +106,7 @@ def run(
             no_cache=no_cache,
             max_cost=max_cost,
             generator_model=generator_model,
+            min_scored_share=min_scored,
         )
         cases_path = cases or (Path(settings.cases) if settings.cases else None)
         if cases_path is None:
@@ -106,6 +128,7 @@ def run(
             lang=lang.value if lang else None,
             repeats=repeats,
             progress=progress,
+            overwrite=overwrite,
         )
     print_report(result, max_failures=max_failures)
-    typer.echo(f"\nresults written to {out_dir / 'results.json'}")
+    finish_run(result, api.results_path(out_dir))

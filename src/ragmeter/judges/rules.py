@@ -15,6 +15,20 @@ OUT_OF_SCOPE = "not applicable: out-of-scope case"
 REFUSAL = "refusal: answer has no claims"
 EMPTY_ANSWER = "empty answer"
 NO_CONTEXTS_NOTE = "no contexts were retrieved"
+EMPTY_ANSWER_NOTE = "empty answer: the pipeline answered nothing, so it scores 0"
+
+BY_DESIGN = frozenset({NO_GROUND_TRUTH, OUT_OF_SCOPE, REFUSAL})
+"""Unscored reasons that belong to a metric's definition: the metric does not apply to the
+case. Every other reason (pipeline error, judge error, budget) means it could not be scored."""
+
+
+def empty_answer_result(metric: MetricName) -> MetricResult:
+    """Faithfulness and answer relevancy of a blank answer: 0 under every judge.
+
+    An empty answer is not a refusal (that says so in words) but a failed generation; scoring
+    it 0 keeps a pipeline that answers nothing from passing a gate on the cases it did answer.
+    """
+    return MetricResult(metric=metric, score=0.0, evidence=Evidence(notes=[EMPTY_ANSWER_NOTE]))
 
 
 def retrieval_not_applicable(sample: Sample) -> str | None:

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from .._exceptions import ConfigError
+from .._exceptions import ConfigError, JudgeUnavailable
 from .cache import LLMCache, cache_key
-from .cost import CostTracker, PriceTable, Usage
+from .cost import CostTracker, PriceTable, Usage, count_tokens
 from .errors import LLMCallError
 from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
 
@@ -78,6 +78,8 @@ class ChatClient:
             self.tracker = CostTracker(self.model, PriceTable())
         self._sdk: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._answered = False
+        self._unavailable: JudgeUnavailable | None = None
 
     @property
     def endpoint(self) -> str:
@@ -140,8 +142,9 @@ class ChatClient:
     ) -> ChatResponse:
         """One chat completion, from the cache when possible.
 
-        Raises :class:`LLMCallError` (or a subclass) when the endpoint fails for good and
-        :class:`CostLimitReached` when the budget is spent.
+        Raises :class:`LLMCallError` (or a subclass) when the endpoint fails for good,
+        :class:`CostLimitReached` when the budget is spent, and :class:`JudgeUnavailable` when
+        the endpoint refused the key or model (then, for every later call, without sending).
         """
         assert self.tracker is not None
         key = self.request_key(messages, response_format, salt)
@@ -153,7 +156,27 @@ class ChatClient:
                 )
                 self.tracker.record(response.usage, cached=True, metric=metric, case_id=case_id)
                 return response
-        self.tracker.check_budget()
+        if self._unavailable is not None:
+            raise JudgeUnavailable(str(self._unavailable))
+        reservation = self.tracker.reserve(estimate_prompt_tokens(messages, response_format))
+        try:
+            return await self._send(
+                messages, response_format, key, reservation.max_tokens, metric, case_id, salt
+            )
+        finally:
+            self.tracker.release(reservation)
+
+    async def _send(
+        self,
+        messages: list[Message],
+        response_format: dict[str, Any] | None,
+        key: str,
+        max_tokens: int | None,
+        metric: str | None,
+        case_id: str | None,
+        salt: int,
+    ) -> ChatResponse:
+        assert self.tracker is not None
         sdk = self._client()
         body: dict[str, Any] = {
             "model": self.model,
@@ -163,31 +186,52 @@ class ChatClient:
         }
         if response_format is not None:
             body["response_format"] = response_format
+        if max_tokens is not None:  # under a budget; not part of the cache key
+            body["max_tokens"] = max_tokens
         from openai.types.chat import ChatCompletion
 
         # The SDK's documented raw `post` sends the body as is; `chat.completions.create` walks
         # every message and schema through a type-directed transform first (about a third of
         # the client's time per call, which delays the next call when replies come in bursts).
-        completion = await run_with_retries(
-            lambda: sdk.post(
+        async def post() -> ChatCompletion:
+            if self._unavailable is not None:  # another call found out while this one queued
+                raise JudgeUnavailable(str(self._unavailable))
+            return await sdk.post(  # type: ignore[no-any-return]
                 "/chat/completions",
                 cast_to=ChatCompletion,
                 body=body,
                 options={"timeout": self.policy.timeout},
-            ),
-            policy=self.policy,
-            limiter=self.limiter,
-            stats=self.retry_stats,
-            format_sensitive=response_format is not None,
-            what=f"chat call to {self.model}",
-        )
+            )
+
         try:
-            text = completion.choices[0].message.content or ""
+            completion = await run_with_retries(
+                post,
+                policy=self.policy,
+                limiter=self.limiter,
+                stats=self.retry_stats,
+                format_sensitive=response_format is not None,
+                what=f"judge {self.model} at {self.base_url or 'api.openai.com'}",
+                unreachable_is_fatal=not self._answered,
+            )
+        except JudgeUnavailable as exc:
+            self._unavailable = self._unavailable or exc
+            raise
+        self._answered = True
+        try:
+            choice = completion.choices[0]
+            text = choice.message.content or ""
         except (AttributeError, IndexError, TypeError) as exc:
             raise LLMCallError(f"endpoint returned no choices: {completion!r:.200}") from exc
-        usage = getattr(completion, "usage", None)
-        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        usage = completion.usage
+        if usage is not None:
+            prompt_tokens, completion_tokens = usage.prompt_tokens, usage.completion_tokens
+        else:  # some servers report no usage: count it ourselves so budgets still hold
+            prompt_tokens = estimate_prompt_tokens(messages, response_format)
+            completion_tokens = count_tokens(text)
+        if choice.finish_reason == "length":  # cut off (by a budget's max_tokens): not cached
+            response = ChatResponse(text, key, prompt_tokens, completion_tokens)
+            self.tracker.record(response.usage, cached=False, metric=metric, case_id=case_id)
+            return response
         self.cache.put(
             key,
             base_url=self.base_url or "",
@@ -206,3 +250,16 @@ class ChatClient:
             with contextlib.suppress(RuntimeError):  # its loop may be gone already
                 await self._sdk.close()
             self._sdk = None
+
+
+def estimate_prompt_tokens(
+    messages: list[Message], response_format: dict[str, Any] | None = None
+) -> int:
+    """Prompt tokens a call will be billed for, estimated before sending it: the messages
+    with a few tokens of chat framing each, and the response schema when one is sent."""
+    import json
+
+    tokens = sum(count_tokens(m.get("content", "")) + 4 for m in messages)
+    if response_format is not None:
+        tokens += count_tokens(json.dumps(response_format, ensure_ascii=False))
+    return tokens

@@ -105,9 +105,31 @@ class Usage:
         self.completion_tokens += other.completion_tokens
 
 
-class CostTracker:
-    """Tokens and cost spent so far, per metric and per case, with an optional budget.
+PROMPT_SAFETY = 1.25
+"""Prompt tokens are estimated before a call (see :func:`count_tokens`); the budget sets aside
+this much more in case the endpoint's tokenizer counts more than the estimate."""
+MIN_COMPLETION_TOKENS = 256
+"""A call the budget can pay fewer completion tokens than this for is not sent: its reply would
+be cut off before it says anything useful."""
+DEFAULT_MAX_COMPLETION_TOKENS = 4096
+"""Completion tokens set aside per call under a budget (and its `max_tokens`)."""
 
+
+@dataclass(frozen=True)
+class Reservation:
+    """Money set aside for one call before it is sent."""
+
+    cost: float
+    max_tokens: int | None
+    """The call's completion-token ceiling; None without a budget."""
+
+
+class CostTracker:
+    """Tokens and cost spent so far, per metric and per case, with an optional hard budget.
+
+    Under a budget every call first reserves the most it can cost (its estimated prompt plus a
+    completion ceiling it is sent with as `max_tokens`); a call the remaining budget cannot pay
+    for is refused, and every later one with it, so concurrent calls cannot overshoot.
     Calls answered from the cache are counted apart (``cached``) and cost nothing.
     """
 
@@ -119,7 +141,39 @@ class CostTracker:
         self.cached = Usage()
         self.by_metric: dict[str, Usage] = defaultdict(Usage)
         self.by_case: dict[str, Usage] = defaultdict(Usage)
+        self.reserved = 0.0
+        self.refused_calls = 0
+        """Calls not sent because the budget could not pay for them."""
         self._lock = threading.Lock()
+
+    def reserve(
+        self, prompt_tokens: int, max_completion: int = DEFAULT_MAX_COMPLETION_TOKENS
+    ) -> Reservation:
+        """Set aside the most a call with ``prompt_tokens`` (estimated) can cost.
+
+        Raises :class:`CostLimitReached` when the budget cannot pay for it, or already could
+        not for an earlier call.
+        """
+        price = self.prices.get(self.model)
+        if self.max_cost is None or price is None:
+            return Reservation(0.0, None)
+        with self._lock:
+            available = self.max_cost - (self.cost or 0.0) - self.reserved
+            prompt_cost = prompt_tokens * PROMPT_SAFETY * price.prompt / 1e6
+            tokens = max_completion
+            if price.completion > 0:
+                tokens = min(tokens, int((available - prompt_cost) * 1e6 / price.completion))
+            if self.refused_calls or tokens < MIN_COMPLETION_TOKENS or prompt_cost > available:
+                self.refused_calls += 1
+                raise CostLimitReached(self.max_cost)
+            cost = prompt_cost + tokens * price.completion / 1e6
+            self.reserved += cost
+            return Reservation(cost, tokens)
+
+    def release(self, reservation: Reservation) -> None:
+        """Return a reservation once its call has finished (its real cost is recorded)."""
+        with self._lock:
+            self.reserved = max(0.0, self.reserved - reservation.cost)
 
     @property
     def priced(self) -> bool:

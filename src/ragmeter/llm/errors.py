@@ -18,9 +18,13 @@ class ResponseFormatRejected(LLMCallError):
     """The endpoint refused the requested ``response_format`` (e.g. no json_schema support)."""
 
 
+BUDGET_REASON = "judge budget reached"
+"""How every result left unjudged by ``max_cost`` starts its unscored reason."""
+
+
 class CostLimitReached(JudgeError):
-    """The configured budget is spent; no further judge calls are made."""
+    """The budget cannot pay for another call; no further judge calls are made."""
 
     def __init__(self, max_cost: float) -> None:
         self.max_cost = max_cost
-        super().__init__(f"cost limit reached (max_cost={max_cost:g})")
+        super().__init__(f"{BUDGET_REASON}: --max-cost {max_cost:g} would be exceeded")

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from .._exceptions import JudgeUnavailable
 from .errors import LLMCallError, ResponseFormatRejected
 
 T = TypeVar("T")
@@ -157,12 +158,16 @@ async def run_with_retries(
     stats: RetryStats,
     format_sensitive: bool = False,
     what: str = "call",
+    unreachable_is_fatal: bool = False,
 ) -> T:
     """Run ``do_call`` under ``limiter``, retrying transient failures per ``policy``.
 
     openai exceptions are translated into :class:`LLMCallError` here; a rejection of the
     requested response format (when ``format_sensitive``) is raised at once as
-    :class:`ResponseFormatRejected` so the caller can fall back.
+    :class:`ResponseFormatRejected` so the caller can fall back. A rejected key (401/403) or
+    an unknown model or path (404) raises :class:`JudgeUnavailable` at once, without retries;
+    so do exhausted connection failures when ``unreachable_is_fatal`` (the endpoint has never
+    answered).
     """
     import openai
 
@@ -195,9 +200,17 @@ async def run_with_retries(
                     body=body,
                 ) from exc
             message = f"{what} failed (HTTP {status}): {body[:300]}"
+            if status in (401, 403):
+                raise JudgeUnavailable(
+                    f"{what} was refused (HTTP {status}: {body[:200]}): check the API key in "
+                    "the variable named by --api-key-env (api_key_env in ragmeter.toml)"
+                ) from exc
+            if status == 404:
+                raise JudgeUnavailable(
+                    f"{what} failed (HTTP 404: {body[:200]}): check --model and --base-url "
+                    "(the base URL usually ends in /v1)"
+                ) from exc
             if status < 500:
-                if status in (401, 403):
-                    message += " - check the API key"
                 raise LLMCallError(message, status=status, body=body) from exc
             stats.server_errors += 1
             error = LLMCallError(message, status=status, body=body)
@@ -210,6 +223,11 @@ async def run_with_retries(
         finally:
             limiter.release()
         if attempt >= policy.max_retries:
+            if unreachable_is_fatal and isinstance(error.__cause__, openai.APIConnectionError):
+                raise JudgeUnavailable(
+                    f"{error} ({policy.max_retries} retries): is the judge endpoint running "
+                    "and is --base-url right?"
+                ) from error.__cause__
             raise LLMCallError(
                 f"{error} ({policy.max_retries} retries exhausted)", status=error.status
             ) from error.__cause__

@@ -56,6 +56,23 @@ def metrics_table(run: RunResult) -> Table:
 
 
 def unscored_table(run: RunResult) -> Table | None:
+    """Unscored results grouped by cause (files from before grouping: by metric and reason)."""
+    groups = run.summary.unscored_groups
+    if groups:
+        table = Table(title="Unscored (not counted in the means), by cause", title_justify="left")
+        for column in ("cause", "metrics", "cases", "e.g."):
+            table.add_column(column, justify="right" if column == "cases" else "left")
+        for group in groups:
+            metrics = "all" if len(group.metrics) == len(METRICS) else ", ".join(group.metrics)
+            cause = group.cause + (" (by design)" if group.by_design else "")
+            more = ", …" if group.n_cases > len(group.example_ids) else ""
+            table.add_row(
+                Text(_short(cause, 80)),
+                metrics,
+                str(group.n_cases),
+                Text(", ".join(group.example_ids) + more),
+            )
+        return table
     rows = [
         (metric, reason, count)
         for metric in METRICS
@@ -69,8 +86,18 @@ def unscored_table(run: RunResult) -> Table | None:
     table.add_column("reason")
     table.add_column("cases", justify="right")
     for metric, reason, count in rows:
-        table.add_row(metric, _short(reason, 90), str(count))
+        table.add_row(metric, Text(_short(reason, 90)), str(count))
     return table
+
+
+def health_lines(run: RunResult) -> list[Text]:
+    """Red lines when a metric was not measured on enough cases or the budget ran out."""
+    health = run.health
+    if health is None or health.ok:
+        return []
+    lines = [Text("Incomplete run: these numbers are not a full measurement", style="bold red")]
+    lines.extend(Text(f"  • {problem}", style="red") for problem in health.problems)
+    return lines
 
 
 def category_table(run: RunResult) -> Table:
@@ -147,8 +174,11 @@ def render_terminal(
         console.print(line, style="dim", markup=False)
     if run.summary.n_pipeline_errors:
         console.print(
-            f"[red]{run.summary.n_pipeline_errors} cases failed in the pipeline[/red] (unscored)"
+            f"[red]{run.summary.n_pipeline_errors} of {run.summary.n_cases} cases failed in the "
+            "pipeline[/red] (unscored)"
         )
+    for line in health_lines(run):
+        console.print(line)
     console.print(metrics_table(run))
     unscored = unscored_table(run)
     if unscored is not None:

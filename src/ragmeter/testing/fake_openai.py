@@ -27,7 +27,16 @@ from ..llm.cost import count_tokens
 from .latency import LatencyFn, load_summary
 from .responders import FakeRequest, Responder, Smart
 
-FaultKind = Literal["rate_limit", "server_error", "slow", "malformed", "truncated", "wrong_count"]
+FaultKind = Literal[
+    "rate_limit",
+    "server_error",
+    "unauthorized",
+    "model_not_found",
+    "slow",
+    "malformed",
+    "truncated",
+    "wrong_count",
+]
 EmbedFn = Callable[[str], list[float]]
 
 
@@ -241,6 +250,20 @@ class FakeOpenAI:
                 return 429, headers, {"error": error}
             if fault.kind == "server_error":
                 return 500, {}, {"error": {"message": "internal error", "type": "server_error"}}
+            if fault.kind == "unauthorized":
+                error = {
+                    "message": "Incorrect API key provided",
+                    "type": "invalid_request_error",
+                    "code": "invalid_api_key",
+                }
+                return 401, {}, {"error": error}
+            if fault.kind == "model_not_found":
+                error = {
+                    "message": f"The model `{request.model}` does not exist",
+                    "type": "invalid_request_error",
+                    "code": "model_not_found",
+                }
+                return 404, {}, {"error": error}
             if fault.kind == "slow":
                 time.sleep(fault.delay)
         text = self.responder(request)
@@ -253,6 +276,12 @@ class FakeOpenAI:
             if body.get("tools"):
                 prompt += count_tokens(json.dumps(body["tools"], ensure_ascii=False))
         completion = count_tokens(text)
+        finish = "stop"
+        limit = body.get("max_tokens")
+        if isinstance(limit, int) and completion > limit:  # cut off, as a real server does
+            while text and count_tokens(text) > limit:
+                text = text[: max(0, len(text) - max(1, (count_tokens(text) - limit) * 2))]
+            completion, finish = count_tokens(text), "length"
         entry.prompt_tokens, entry.completion_tokens = prompt, completion
         return (
             200,
@@ -266,7 +295,7 @@ class FakeOpenAI:
                     {
                         "index": 0,
                         "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
+                        "finish_reason": finish,
                     }
                 ],
                 "usage": {

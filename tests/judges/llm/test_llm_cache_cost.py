@@ -115,10 +115,10 @@ async def test_max_cost_stops_cleanly(tmp_path):
         await judge.aclose()
         calls_made = len(server.chat_log())
     reasons = [r.unscored_reason for case in results for r in case.values() if not r.scored]
-    assert reasons and set(reasons) == {"cost limit reached (max_cost=2)"}
+    assert reasons and set(reasons) == {"judge budget reached: --max-cost 2 would be exceeded"}
     assert all(not r.scored for r in results[-1].values())
     assert calls_made == judge.stats()["calls"] < 30
-    assert judge.stats()["cost"] >= 2.0
+    assert 0 < judge.stats()["cost"] <= 2.0  # a hard ceiling: never above the budget
 
 
 def test_max_cost_needs_a_price(tmp_path):

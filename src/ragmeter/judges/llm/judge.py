@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from ..._exceptions import ConfigError
+from ..._exceptions import ConfigError, JudgeUnavailable
 from ...llm.cache import LLMCache, default_cache_path
 from ...llm.client import ChatClient
 from ...llm.cost import CostTracker, Estimate, PriceTable
@@ -123,6 +123,8 @@ class OpenAIJudge:
     async def _one(self, sample: Sample, metric: MetricName) -> MetricResult:
         try:
             return await METRIC_FUNCTIONS[metric](self.context, sample)
+        except JudgeUnavailable:  # nothing else can be judged either: stop the run
+            raise
         except Exception as exc:  # one metric's failure must not stop the case or the run
             return MetricResult.unscored(metric, f"judge error: {type(exc).__name__}: {exc}")
 
@@ -148,6 +150,9 @@ class OpenAIJudge:
             "concurrency": self.client.limiter.limit,
             "output_mode": self.caller.mode,
         }
+        if self.tracker.max_cost is not None:
+            out["max_cost"] = self.tracker.max_cost
+            out["budget_refused_calls"] = self.tracker.refused_calls
         if self.embedder is not None:
             out["embedding_calls"] = self.embedder.usage.calls
             out["embedding_tokens"] = self.embedder.usage.prompt_tokens
