@@ -4,53 +4,24 @@ from __future__ import annotations
 
 import re
 
-_SOURCE_EN = (
-    r"(?:the\s+)?(?:provided\s+|given\s+|available\s+|retrieved\s+)?(?:handbook|document(?:ation)?s?|"
-    r"docs|context|contexts|information|manual|knowledge\s+base|sources?|text|passages?|faq|"
-    r"materials?|guide|policy\s+documents?|excerpts?)"
-)
-_ABSTAIN_EN = re.compile(
-    r"\bi\s+(?:really\s+)?(?:don'?t|do\s+not)\s+know\b"
-    r"|\bi\s*(?:'m|\s+am)\s+not\s+(?:sure|certain|able\s+to)\b"
-    r"|\bi\s+(?:don'?t|do\s+not)\s+have\s+(?:any\s+|enough\s+|the\s+|that\s+|specific\s+)*"
-    r"(?:information|details|data|context|knowledge|answer)"
-    r"|\bi\s+(?:cannot|can'?t|can\s+not|could\s+not|couldn'?t|am\s+unable\s+to|"
-    r"(?:am|was)\s+not\s+able\s+to|was\s+unable\s+to)\s+(?:answer|help\s+with|find|determine|"
-    r"say|tell|confirm|locate|provide\s+(?:\w+\s+)?(?:information|details|an?\s+answer))\b"
-    r"|\bunable\s+to\s+(?:answer|find\s+(?:any\s+)?(?:information|details|an?\s+answer))\b"
-    r"|\b(?:is|are|was|were)\s+not\s+(?:covered|mentioned|addressed|specified|included|provided|"
-    r"described|documented|discussed|stated)\s+(?:in|by)\s+" + _SOURCE_EN + r"\b"
-    r"|\b" + _SOURCE_EN + r"\s+(?:does\s+not|doesn'?t|do\s+not|don'?t|did\s+not)\s+(?:cover|"
-    r"mention|say|specify|include|contain|address|provide|discuss|state|describe)\b"
-    r"|\bno\s+(?:relevant\s+|specific\s+|such\s+)?(?:information|details|mention|data)\s+"
-    r"(?:about|on|regarding|is|was|in|available|provided)\b"
-    r"|\bthere\s+is\s+no\s+(?:relevant\s+)?(?:information|mention|details)\b"
-    r"|\b(?:outside|beyond)\s+(?:the\s+)?scope\b|\bout\s+of\s+scope\b"
-    r"|\bnot\s+something\s+i\s+can\b",
-    re.IGNORECASE,
-)
-_SOURCE_ZH = (
-    r"(?:手册|文档|资料|知识库|上下文|材料|文件|提供的(?:信息|内容|资料)|现有(?:信息|资料))"
-)
-_ABSTAIN_ZH = re.compile(
-    r"不知道|不清楚|无法(?:回答|确定|找到|回复|判断|解答|给出答案)|没有找到|找不到|未找到|查不到"
-    r"|无法提供(?:相关|具体|更多|准确)?的?(?:信息|答案|资料|回答)"
-    r"|(?:没有|暂无|缺乏|未有)(?:相关|关于|具体|这方面)的?(?:信息|内容|资料|说明|记录|数据|答案)"
-    r"|(?:未|没有|并未|并没有)(?:提及|提到|涉及)"
-    r"|超出.{0,8}范围|不在.{0,8}范围"
-    r"|" + _SOURCE_ZH + r".{0,4}(?:中|里|里面)?(?:并)?(?:没有|未|不)"
-)
+from .refusal import refuses
+
 _HEDGE_EN = re.compile(
     r"\bit\s+(?:really\s+)?depends\b|\bmay\s+vary\b|\bvaries\b|\bcase[-\s]by[-\s]case\b"
     r"|\bplease\s+(?:refer|check|consult|contact|reach\s+out)\b|\b(?:contact|ask)\s+"
     r"(?:our\s+|the\s+|your\s+)?(?:support|customer\s+service|administrator|admin|team|help\s*desk)"
     r"|\bfor\s+more\s+(?:information|details)\b|\bvarious\s+factors\b|\bseveral\s+factors\b"
-    r"|\bgenerally\s+speaking\b|\bin\s+general\b|\bthere\s+are\s+many\s+(?:ways|options|factors)\b",
+    r"|\bgenerally\s+speaking\b|\bin\s+general\b|\bthere\s+are\s+many\s+(?:ways|options|factors)\b"
+    r"|\byou\s+(?:may|might|could|should)\s+(?:want\s+to\s+|need\s+to\s+)?(?:ask|contact|check\s+with|"
+    r"reach\s+out\s+to|consult|get\s+in\s+touch\s+with)\b"
+    r"|\b(?:ask|contact|check\s+with|consult)\s+(?:the\s+|your\s+|our\s+)?(?:vendor|provider|"
+    r"manufacturer|sales|company|service\s+provider)\b",
     re.IGNORECASE,
 )
 _HEDGE_ZH = re.compile(
     r"视情况而定|因情况而异|因人而异|请(?:参考|查阅|参阅|咨询|联系)|具体.{0,8}请|可能会有所不同"
     r"|有多种(?:因素|方式|情况)|一般来说|联系客服|咨询客服"
+    r"|建议(?:您|你)?(?:直接)?(?:咨询|联系|询问|向)|(?:直接|可以)(?:咨询|联系|询问)(?:厂商|官方|客服|销售|管理员)"
 )
 _FILLER_EN = re.compile(
     r"^(?:i\s+hope\s+(?:this|that)\s+helps|hope\s+(?:this|that)\s+helps|let\s+me\s+know\b|"
@@ -84,7 +55,7 @@ _SOCIAL_ZH = re.compile(
 
 def is_abstention(sentence: str) -> bool:
     """Whether one sentence says the answer is unknown or not in the sources."""
-    return bool(_ABSTAIN_EN.search(sentence) or _ABSTAIN_ZH.search(sentence))
+    return refuses(sentence)
 
 
 def is_hedge(sentence: str) -> bool:

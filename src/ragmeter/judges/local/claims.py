@@ -43,6 +43,13 @@ _SUBJECTS_EN = frozenset(
 _COORD_EN = re.compile(r",\s+(?:and|but|while|whereas|so|although|though)\s+", re.IGNORECASE)
 _COORD_ZH = re.compile(r"[，,](?=(?:但是?|而且?|并且|不过|同时|另外|此外|然而))")
 _SEMI = re.compile(r"[;；]\s*")
+_MIXED_CLAUSE_EN = re.compile(r"\s*[,;]\s*(?:but\s+|and\s+|though\s+)?|\s+but\s+")
+_MIXED_CLAUSE_ZH = re.compile(r"[，,；;]")
+_TOPIC_OPENER = re.compile(
+    r"^(?:关于|对于|至于|根据|按照|依据|基于|从|就|抱歉|很遗憾|不好意思|about\b|regarding\b|"
+    r"as\s+for\b|according\s+to\b|based\s+on\b|from\b|sorry\b|unfortunately\b)",
+    re.IGNORECASE,
+)
 _HEADING = re.compile(r"^\*{1,2}[^*\n\d]{1,80}\*\*\s*[:：]?\s*(?=\S)")
 
 
@@ -131,6 +138,23 @@ def _role(text: str) -> Role:
     return "claim"
 
 
+def _split_mixed(piece: str, lang: Lang) -> list[Segment]:
+    """An abstaining sentence that also states a fact ("I couldn't find X; Y costs $12",
+    团队版的上限我没查到，专业版有 100 GB): its factual clauses are claims of their own."""
+    pattern = _MIXED_CLAUSE_ZH if lang == "zh" else _MIXED_CLAUSE_EN
+    clauses = [c.strip() for c in pattern.split(piece) if c and c.strip()]
+    facts = [
+        c
+        for c in clauses
+        if _role(c) == "claim" and _is_clause(c, lang) and not _TOPIC_OPENER.match(c)
+    ]
+    if len(clauses) < 2 or not facts:
+        return [Segment(piece, "abstention")]
+    rest = [c for c in clauses if c not in facts]
+    joiner = "，" if lang == "zh" else ", "
+    return [Segment(joiner.join(rest), "abstention"), *(Segment(c, "claim") for c in facts)]
+
+
 @lru_cache(maxsize=20_000)
 def segment(text: str, lang: Lang) -> tuple[Segment, ...]:
     """Split `text` into statements, each tagged with its role."""
@@ -141,7 +165,11 @@ def segment(text: str, lang: Lang) -> tuple[Segment, ...]:
             piece = _strip_lead_in(_HEADING.sub("", piece.strip(), count=1), lang)
             if not content_words(piece, lang) and not re.search(r"\d", piece):
                 continue
-            segments.append(Segment(piece, _role(piece)))
+            role = _role(piece)
+            if role == "abstention":
+                segments.extend(_split_mixed(piece, lang))
+            else:
+                segments.append(Segment(piece, role))
     return tuple(segments)
 
 
