@@ -149,3 +149,60 @@ def test_cli_gate_exit_codes_and_baseline_promotion(tmp_path):
         app, ["gate", str(tmp_path / "rerun"), "--config", str(config), "--json"]
     )
     assert as_json.exit_code == 0 and '"passed": true' in as_json.output
+
+
+def test_a_metric_nothing_could_score_fails_never_skips():
+    down = "pipeline error: pipeline rag failed: ConnectError: All connection attempts failed"
+    broken = uniform_run(50, {m: [down] * 50 for m in BASE})
+    for baseline in (None, uniform_run(50, BASE)):
+        result = gate_run(broken, baseline=baseline)
+        assert not result.passed and result.failed_kinds == ["measured"]
+        assert set(_status(result).values()) == {"fail"}
+        line = result.verdicts[2].line
+        assert line.startswith("FAIL faithfulness: not measured: 0 of 50 cases scored; cause: ")
+        assert "ConnectError" in line
+
+
+def test_too_few_scored_cases_fail_even_with_a_good_mean():
+    half = [0.95] * 25 + ["judge error: invalid JSON from judge"] * 25
+    result = gate_run(uniform_run(50, {**BASE, "faithfulness": half}))
+    assert _status(result)["faithfulness"] == "fail"
+    assert "25 of 50 cases scored" in result.verdicts[2].line
+    assert gate_run(uniform_run(50, {**BASE, "faithfulness": half}), min_scored_share=0.5).passed
+
+
+def test_a_baseline_that_measured_nothing_cannot_pass_the_new_run():
+    empty_base = uniform_run(50, {**BASE, "context_recall": ["judge error: x"] * 50})
+    result = gate_run(uniform_run(50, BASE), baseline=empty_base)
+    assert _status(result)["context_recall"] == "fail"
+    assert "the baseline cannot be compared" in result.verdicts[0].line
+
+
+def test_floor_breach_is_worded_as_such_and_within_noise_warns():
+    clearly = uniform_run(50, {**BASE, "faithfulness": _noisy(50, 0.6, 5, 0.1)})
+    result = gate_run(clearly)
+    assert result.failed_kinds == ["floor"]
+    assert "below the floor" in result.verdicts[2].line
+    assert "regression" not in result.verdicts[2].line
+    few = uniform_run(3, {"faithfulness": [0.2, 0.9, 1.0], "answer_relevancy": 0.9})
+    noisy = gate_run(few)
+    assert noisy.passed
+    assert any(
+        "below the floor 0.85, but on 3 cases that is within noise" in w for w in noisy.warnings
+    )
+
+
+def test_configured_floors_keep_the_defaults_unless_set_to_zero():
+    assert GateSettings(floors={"context_recall": 0.7}).floors == {
+        "faithfulness": 0.85,
+        "answer_relevancy": 0.8,
+        "context_recall": 0.7,
+    }
+    assert GateSettings(floors={"answer_relevancy": 0}).floors == {"faithfulness": 0.85}
+
+
+def test_cli_gate_closing_line_names_the_kind_of_failure(tmp_path):
+    save_run(uniform_run(50, {**BASE, "faithfulness": _noisy(50, 0.6, 5, 0.1)}), tmp_path / "low")
+    result = CliRunner().invoke(app, ["gate", str(tmp_path / "low")])
+    assert result.exit_code == 1
+    assert result.output.rstrip().endswith("FAILED: below a floor (see above)")

@@ -101,3 +101,28 @@ def test_session_run_evaluates_a_pipeline_once(pytester):
         *PLUGIN, "--ragmeter-cases=cases.jsonl", "--ragmeter-pipeline=pipe:answer"
     )
     result.assert_outcomes(passed=2)
+
+
+def test_every_case_failing_is_never_a_pass(pytester, tmp_path):
+    reason = "pipeline error: pipeline rag raised RuntimeError: index offline"
+    save_run(uniform_run(40, {"faithfulness": [reason] * 40}), tmp_path / "broken")
+    save_run(uniform_run(40, {"faithfulness": 0.95}), tmp_path / "base")
+    pytester.makepyfile(
+        """
+        def test_floor(ragmeter_run):
+            ragmeter_run.assert_mean("faithfulness", ">=", 0.85)
+
+        def test_no_regression(ragmeter_run, ragmeter_baseline):
+            ragmeter_run.assert_no_regression(ragmeter_baseline)
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        *PLUGIN,
+        f"--ragmeter-results={tmp_path / 'broken'}",
+        f"--ragmeter-baseline={tmp_path / 'base'}",
+    )
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    assert "faithfulness was not measured: 0 of 40 cases scored" in out
+    assert "40 cases (c000, c001, c002): pipeline error" in out and "index offline" in out
+    assert "FAIL faithfulness: not measured" in out

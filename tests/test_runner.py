@@ -80,3 +80,33 @@ def test_repeats_keep_every_judgement():
     run = evaluate(_cases("ok"), EchoPipeline(), CountingJudge(), repeats=3)
     assert run.cases[0].repeats["faithfulness"] == [1.0, 0.5, 0.5]
     assert run.cases[0].metrics["faithfulness"].score == 1.0
+
+
+class EmptyAnswerPipeline:
+    name = "empty"
+
+    async def run(self, case: Case) -> PipelineOutput:
+        return PipelineOutput(contexts=["Refunds take 14 days."], answer="  " if case.id else "")
+
+
+def test_a_blank_answer_scores_zero_under_every_judge_without_asking_it(tmp_path):
+    from ragmeter.judges.llm import LLMJudgeConfig, build_llm_judge
+    from ragmeter.judges.local import LocalJudge
+    from ragmeter.testing import FakeOpenAI, Smart
+
+    with FakeOpenAI(Smart()) as server:
+        llm = build_llm_judge(
+            LLMJudgeConfig(model="m", base_url=server.base_url, cache_path=tmp_path / "c.db")
+        )
+        judges = [CountingJudge(), LocalJudge(), llm]
+        runs = [evaluate(_cases("a", "b"), EmptyAnswerPipeline(), j, repeats=2) for j in judges]
+        asked = {r.schema_name for r in server.chat_log()}
+    for result in runs:
+        for case in result.cases:
+            for metric in ("faithfulness", "answer_relevancy"):
+                verdict = case.metrics[metric]
+                assert verdict.score == 0.0 and "empty answer" in verdict.evidence.notes[0]
+                assert case.repeats[metric] == [0.0, 0.0]
+            assert case.metrics["context_recall"].score is not None  # retrieval still judged
+    assert judges[0].samples and all(s.answer.strip() == "" for s in judges[0].samples)
+    assert asked and not asked & {"FaithfulnessClaims", "AnswerRelevancy"}  # never asked

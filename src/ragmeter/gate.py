@@ -141,7 +141,7 @@ def _baseline_check(
     check = GateCheck(metric=metric, kind="baseline", threshold=-margin, tested=0.0, n=len(diffs))
     if len(diffs) < 2:
         check.reason = f"only {len(diffs)} case(s) scored in both runs"
-        if len(case_scores(new, metric)) >= 2:  # the baseline measured too little
+        if len(case_scores(new, metric, average_repeats=False)) >= 2:  # the baseline lacks them
             check.status = "fail"
             check.reason += ": the baseline cannot be compared; promote a complete run"
         return check, diffs

@@ -90,6 +90,14 @@ def _worst_lines(run: RunResult, metric: str, limit: int = 5) -> list[str]:
     return lines
 
 
+def _unscored_lines(run: RunResult, metric: str) -> list[str]:
+    return [
+        f"  {g.n_cases} cases ({', '.join(g.example_ids)}): {g.cause}"
+        for g in run.summary.unscored_groups
+        if metric in g.metrics and not g.by_design
+    ]
+
+
 class RagmeterRun:
     """A finished run with assertions whose failure messages list the worst cases."""
 
@@ -103,20 +111,36 @@ class RagmeterRun:
         return None if stats is None else stats.mean
 
     def assert_mean(self, metric: str, op: str, value: float) -> None:
-        """Assert the mean of `metric` compares to `value` with `op` (>=, >, <=, <, ==)."""
+        """Assert the mean of `metric` compares to `value` with `op` (>=, >, <=, <, ==).
+
+        Fails, whatever the mean, when the metric was scored on too few of the cases it
+        applies to (`min_scored_share`), showing why the others could not be scored.
+        """
+        from .health import metric_health
+
         if op not in _OPS:
             raise ValueError(f"unknown operator {op!r}; use one of {', '.join(_OPS)}")
         mean = self.mean(metric)
-        if mean is not None and _OPS[op](mean, value):
+        share = self.result.health.min_scored_share if self.result.health else 0.9
+        health = metric_health(self.result.summary, metric, share)  # type: ignore[arg-type]
+        measured = health is not None and health.ok
+        if mean is not None and measured and _OPS[op](mean, value):
             return
         stats = self.result.summary.metrics.get(metric)  # type: ignore[call-overload]
         ci = f" (95% CI [{stats.ci[0]:.3f}, {stats.ci[1]:.3f}])" if stats and stats.ci else ""
         shown = "no scored case" if mean is None else f"{mean:.3f}{ci}"
-        message = [
-            f"{metric} mean {shown} is not {op} {value}",
-            "worst cases:",
-            *_worst_lines(self.result, metric),
-        ]
+        message = [f"{metric} mean {shown} is not {op} {value}"]
+        if measured:
+            message += ["worst cases:", *_worst_lines(self.result, metric)]
+        elif health is None:
+            message = [f"{metric} was not judged in this run"]
+        else:
+            message = [
+                f"{metric} was not measured: {health.n_scored} of {health.n_applicable} cases "
+                f"scored ({share:.0%} needed)" + (f"; mean {shown}" if mean is not None else ""),
+                "unscored, by cause:",
+                *_unscored_lines(self.result, metric),
+            ]
         pytest.fail("\n".join(message), pytrace=False)
 
     def assert_no_regression(
@@ -186,8 +210,14 @@ def ragmeter_run(
     cases = load_cases(opts.cases)
     pipeline = evaluation.build_pipeline(cases, pipeline=opts.pipeline)
     out = Path(opts.results) if opts.results else tmp_path_factory.mktemp("ragmeter")
+    # Each session replaces its own results directory: that is what it is configured for.
     result = evaluation.run_and_save(
-        cases, pipeline, settings, out_dir=out, cases_file=str(opts.cases), **opts.extra
+        cases,
+        pipeline,
+        settings,
+        out_dir=out,
+        cases_file=str(opts.cases),
+        **{"overwrite": True, **opts.extra},
     )
     return RagmeterRun(result, out)
 

@@ -72,8 +72,12 @@ EXAMPLE_IDS = 3
 
 
 def unscored_cause(reason: str, case_id: str) -> str:
-    """`reason` without what is particular to its case, so equal causes group together."""
-    return reason.replace(f" (case '{case_id}')", "").replace(case_id, "…") if case_id else reason
+    """`reason` without what is particular to its case (its quoted id), so equal causes group
+    together."""
+    if not case_id:
+        return reason
+    reason = reason.replace(f" (case '{case_id}')", "")
+    return reason.replace(f"'{case_id}'", "'…'").replace(f'"{case_id}"', '"…"')
 
 
 def group_unscored(
