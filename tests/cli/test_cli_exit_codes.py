@@ -194,6 +194,7 @@ def test_max_cost_is_a_hard_ceiling_and_exits_4(tmp_path, files):
     assert result.exit_code == 4, result.output
     assert 0 < billed <= budget  # what the endpoint counted, not only what we think we spent
     assert "the judge budget ran out" in result.output
+    assert "of a $0.2 budget (stopped:" in result.output
     data = json.loads((out / "results.json").read_text())
     assert 0 < data["run"]["judge_stats"]["cost"] <= budget
     reasons = [

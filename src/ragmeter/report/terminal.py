@@ -90,6 +90,23 @@ def unscored_table(run: RunResult) -> Table | None:
     return table
 
 
+def spend_line(run: RunResult) -> str:
+    """What the judge spent: calls, tokens, cost and the budget when one was set."""
+    stats = run.run.judge_stats
+    if not stats.get("calls") and not stats.get("cached_calls"):
+        return ""
+    tokens = stats.get("prompt_tokens", 0) + stats.get("completion_tokens", 0)
+    line = f"judge spent: {stats.get('calls', 0)} calls ({stats.get('cached_calls', 0)} cached)"
+    line += f", {tokens:,} tokens"
+    if stats.get("cost") is not None:
+        line += f", ${stats['cost']:.4f}"
+    if stats.get("max_cost") is not None:
+        line += f" of a ${stats['max_cost']:g} budget"
+        if stats.get("budget_refused_calls"):
+            line += f" (stopped: {stats['budget_refused_calls']} calls not sent)"
+    return line
+
+
 def health_lines(run: RunResult) -> list[Text]:
     """Red lines when a metric was not measured on enough cases or the budget ran out."""
     health = run.health
@@ -168,6 +185,9 @@ def render_terminal(
         f"pipeline: {info.pipeline or '—'} · judge: {judge.kind} ({judge.model}) · "
         f"{'—' if info.seconds is None else info.seconds} s"
     )
+    spend = spend_line(run)
+    if spend:
+        console.print(spend, style="dim", markup=False)
     for warning in info.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     for line in calibration_lines(run):
