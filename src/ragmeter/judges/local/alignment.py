@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ...text import Lang, NumberMention
 from ..base import ClaimLabel, Span
 from .antonyms import antonym_swap
 from .features import coverage, names, negated, numbers, passage_keys, sentences, statement_keys
+from .search import WindowTable
 from .settings import LocalSettings
 from .vectors import Vectors
 
@@ -107,8 +109,8 @@ class ContextIndex:
                     self._add(index, chunk, spans[i : i + 2], start, spans[i + 1][1])
             self.all_numbers.update(m.value for m in numbers(chunk))
         self.lowered = "\n".join(self.contexts).lower()
-        self._lexical: dict[str, list[float]] = {}
-        self._window_vectors: dict[int, np.ndarray | None] = {}
+        self.table = WindowTable(self.windows, self.lang)
+        self._mentioned: dict[str, bool] = {}
 
     def _add(
         self, index: int, chunk: str, spans: tuple[tuple[int, int], ...], start: int, end: int
@@ -118,39 +120,31 @@ class ContextIndex:
         keys, nums = passage_keys(text, self.lang), numbers(text)
         self.windows.append(Window(index, start, end, text, parts, spans, keys, nums))
 
-    def lexical(self, statement: str) -> list[float]:
+    def lexical(self, statement: str) -> np.ndarray:
         """Lexical support of `statement` by every window: the share of its key words and
         numbers the window contains."""
-        cached = self._lexical.get(statement)
-        if cached is None:
-            keys = statement_keys(statement, self.lang)
-            nums = numbers(statement)
-            total = max(1, len(keys) + len(nums))
-            cached = []
-            for w in self.windows:
-                found = sum(1 for n in nums if any(m.value == n.value for m in w.numbers))
-                cached.append((len(keys & w.keys) + found) / total)
-            self._lexical[statement] = cached
-        return cached
+        return self.table.lexical(statement)
+
+    @cached_property
+    def all_keys(self) -> frozenset[str]:
+        """What `passage_keys` finds in all the contexts together."""
+        return passage_keys("\n".join(self.contexts), self.lang)
+
+    def best_lexical(self, statement: str) -> float:
+        """The highest lexical support of `statement` by any window (0 without windows)."""
+        scores = self.lexical(statement)
+        return float(scores.max()) if len(scores) else 0.0
 
     def candidates(self, statement: str, k: int) -> list[str]:
         """The `k` single sentences that lexically support `statement` best."""
-        scores = self.lexical(statement)
-        singles = [i for i, w in enumerate(self.windows) if len(w.parts) == 1]
-        singles.sort(key=lambda i: -scores[i])
-        return [self.windows[i].text for i in singles[:k]]
+        return [self.windows[i].text for i in self.table.candidates(statement, k)]
 
-    def similarities(self, statement: str) -> list[float | None]:
-        """Cosine of `statement` with every window whose sentences were embedded."""
-        vector = self.vectors.get(statement)
-        if vector is None:
-            return [None] * len(self.windows)
-        out: list[float | None] = []
-        for i, w in enumerate(self.windows):
-            if i not in self._window_vectors:
-                self._window_vectors[i] = self.vectors.mean(w.parts)
-            out.append(self.vectors.cosine(vector, self._window_vectors[i]))
-        return out
+    def mentions(self, word: str) -> bool:
+        """Whether the lowercased contexts contain `word` (lowercase), remembered per word."""
+        found = self._mentioned.get(word)
+        if found is None:
+            found = self._mentioned[word] = word in self.lowered
+        return found
 
 
 def align(
@@ -162,28 +156,15 @@ def align(
 ) -> Alignment:
     """Find the window that best supports `statement` (optionally within one chunk) and label
     the statement supported, contradicted or not verifiable from it."""
-    candidates = [(i, w) for i, w in enumerate(index.windows) if chunk is None or w.chunk == chunk]
-    if not candidates:
+    best = index.table.best(statement, index.vectors, settings, chunk)
+    if best is None:
         return Alignment("not_verifiable", "there is no context to check it against")
     keys = statement_keys(statement, index.lang)
     nums = numbers(statement)
-    lexicals = index.lexical(statement)
-    sims = index.similarities(statement)
-    best: tuple[float, int, float, float | None] | None = None
-    for i, window in candidates:
-        lexical, sim = lexicals[i], sims[i]
-        if lexical >= settings.lexical_sufficient:
-            sim = None  # enough lexical evidence on its own
-        support = settings.blend(lexical, sim)
-        ranked = support + (settings.pair_margin if len(window.parts) == 1 else 0.0)
-        if best is None or ranked > best[0] + 1e-9:
-            best = (ranked, i, lexical, sim)
-    assert best is not None
-    _, i, lexical, sim = best
-    window = index.windows[i]
+    lexical, sim = best.lexical, best.similarity
+    window = index.windows[best.index]
     found = Alignment("supported", "", window, lexical, sim, min(1.0, settings.blend(lexical, sim)))
-    embedded = [s for j, _ in candidates if (s := sims[j]) is not None]
-    found.best_similarity = max(embedded) if embedded else None
+    found.best_similarity = best.best_similarity
     key_cov = coverage(keys, window.keys)
     part_index = max(
         range(len(window.parts)),
@@ -207,7 +188,7 @@ def align(
         return found
     window_values = {m.value for m in window.numbers}
     elsewhere = [n.value for n in nums if n.value not in window_values]
-    missing = [n for n in names(statement) if n.lower() not in index.lowered]
+    missing = [n for n in names(statement) if not index.mentions(n.lower())]
     found.misplaced_numbers, found.missing_names = len(elsewhere), len(missing)
     if elsewhere:
         found.label = "not_verifiable"

@@ -18,7 +18,7 @@ from importlib import resources
 from typing import Any
 
 from .alignment import Alignment, ContextIndex, align
-from .features import coverage, passage_keys, statement_keys
+from .features import coverage, statement_keys
 from .view import SampleView
 
 FEATURES: tuple[str, ...] = (
@@ -53,7 +53,7 @@ class ClaimEvidence:
 
 
 def _all_keys(index: ContextIndex) -> frozenset[str]:
-    return passage_keys("\n".join(index.contexts), index.lang)
+    return index.all_keys
 
 
 def claim_features(claim: str, found: Alignment, index: ContextIndex) -> tuple[float, ...]:

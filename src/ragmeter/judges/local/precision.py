@@ -24,7 +24,8 @@ def score_context_precision(view: SampleView) -> MetricResult:
     gt_numbers = {n.value for n in numbers(gt)}
     verdicts = []
     for k, chunk in enumerate(contexts):
-        windows = [w for w in index.windows if w.chunk == k]
+        start, end = index.table.chunk_range(k)
+        windows = index.windows[start:end]
         found = {key for w in windows for key in keys & w.keys}
         found_numbers = gt_numbers & {m.value for w in windows for m in w.numbers}
         total = len(keys) + len(gt_numbers)

@@ -88,9 +88,7 @@ def build_view(
     claims = view.claims if "faithfulness" in metrics else []
     points = view.points if {"context_recall", "context_precision"} & set(metrics) else []
     for statement in [*claims, *points] if sample.contexts else []:
-        if statement in claims or settings.inconclusive(
-            max(view.index.lexical(statement), default=0.0)
-        ):
+        if statement in claims or settings.inconclusive(view.index.best_lexical(statement)):
             texts.append(statement)
             texts.extend(view.index.candidates(statement, settings.sim_candidates))
     view.vectors = store.vectors(texts)
