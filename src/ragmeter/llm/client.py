@@ -253,13 +253,16 @@ class ChatClient:
 
 
 def estimate_prompt_tokens(
-    messages: list[Message], response_format: dict[str, Any] | None = None
+    messages: list[Message],
+    response_format: dict[str, Any] | None = None,
+    model: str | None = None,
 ) -> int:
     """Prompt tokens a call will be billed for, estimated before sending it: the messages
-    with a few tokens of chat framing each, and the response schema when one is sent."""
+    with a few tokens of chat framing each, and the response schema when one is sent (hosted
+    APIs bill it as prompt)."""
     import json
 
-    tokens = sum(count_tokens(m.get("content", "")) + 4 for m in messages)
-    if response_format is not None:
-        tokens += count_tokens(json.dumps(response_format, ensure_ascii=False))
+    tokens = sum(count_tokens(m.get("content", ""), model) + 4 for m in messages)
+    if response_format is not None and response_format.get("type") == "json_schema":
+        tokens += count_tokens(json.dumps(response_format, ensure_ascii=False), model)
     return tokens

@@ -215,22 +215,28 @@ class StructuredCaller:
         metric: str | None,
         case_id: str | None,
     ) -> ChatResponse:
-        schema, schema_text = _cached_schema(model)
-        name = model.__name__
-        response_format: dict[str, Any] | None = None
-        if mode == "json_schema":
-            response_format = {
-                "type": "json_schema",
-                "json_schema": {"name": name, "schema": schema, "strict": True},
-            }
-        else:
-            instruction = SCHEMA_INSTRUCTION.replace("$name", name).replace("$schema", schema_text)
-            messages = _with_instruction(messages, instruction)
-            if mode == "json_object":
-                response_format = {"type": "json_object"}
+        _, schema_text = _cached_schema(model)
+        if mode != "json_schema":
+            instruction = SCHEMA_INSTRUCTION.replace("$name", model.__name__)
+            messages = _with_instruction(messages, instruction.replace("$schema", schema_text))
         return await self.client.complete(
-            messages, response_format=response_format, metric=metric, case_id=case_id, salt=salt
+            messages,
+            response_format=response_format(mode, model),
+            metric=metric,
+            case_id=case_id,
+            salt=salt,
         )
+
+
+def response_format(mode: OutputMode, model: type[BaseModel]) -> dict[str, Any] | None:
+    """The `response_format` a call in `mode` sends for `model` (None in `prompt` mode)."""
+    if mode == "json_schema":
+        schema, _ = _cached_schema(model)
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": model.__name__, "schema": schema, "strict": True},
+        }
+    return {"type": "json_object"} if mode == "json_object" else None
 
 
 def _with_instruction(messages: list[Message], instruction: str) -> list[Message]:

@@ -130,7 +130,7 @@ async def test_dry_run_estimate_counts_calls_and_prompt_tokens(tmp_path):
     out_of_scope = SAMPLES[0].model_copy(update={"case_id": "o", "category": "out_of_scope"})
     no_answer = SAMPLES[1].model_copy(update={"case_id": "e", "answer": ""})
     samples = [SAMPLES[2], out_of_scope, no_answer]
-    with FakeOpenAI(Smart()) as server:
+    with FakeOpenAI(Smart(), count_schema_tokens=True) as server:  # bills schemas as prompt
         judge = build_llm_judge(config(server, tmp_path / "c.sqlite"))
         estimate = judge.estimate(samples)
         assert server.log == []

@@ -6,8 +6,9 @@ import json
 import re
 from collections.abc import Sequence
 
+from ...llm.client import estimate_prompt_tokens
 from ...llm.cost import Estimate, MetricEstimate, PriceTable, count_tokens
-from ...llm.structured import SCHEMA_INSTRUCTION, OutputMode, strict_schema
+from ...llm.structured import SCHEMA_INSTRUCTION, OutputMode, response_format, strict_schema
 from ..base import MetricName, Sample
 from .context import messages_for
 from .prompts import fence
@@ -53,7 +54,7 @@ def estimate_run(
         **extra: object,
     ) -> None:
         messages = messages_for(sample, prompt, **extra)
-        tokens = sum(count_tokens(m["content"], model) + 4 for m in messages)
+        tokens = estimate_prompt_tokens(messages, response_format(mode, schema), model)
         if mode != "json_schema":
             instruction = SCHEMA_INSTRUCTION.replace("$name", schema.__name__).replace(
                 "$schema", json.dumps(strict_schema(schema), ensure_ascii=False)
