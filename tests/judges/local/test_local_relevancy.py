@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -137,3 +140,112 @@ def test_social_words_inside_a_real_question_are_not_a_social_turn(
 ) -> None:
     sample = make("en", "You're welcome!", question="Thanks, and how long do refunds take?")
     assert relevancy(judge, sample).score < 0.5
+
+
+def _conversation(user: str, reply: str) -> list[Turn]:
+    return [Turn(role="user", content=user), Turn(role="assistant", content=reply)]
+
+
+WEBHOOKS = _conversation(
+    "Does the app support webhooks?", "Yes, webhooks are available on every paid plan."
+)
+SAML = (
+    "SAML single sign-on is available only on the Enterprise plan. The app supports SAML 2.0 "
+    "with Okta and OneLogin. Team workspaces can sign in with Google but cannot configure SAML."
+)
+
+
+def test_a_follow_up_answered_about_another_subject_scores_low(
+    judge: LocalJudge, make: Make
+) -> None:
+    """'How are they signed?' after talk of webhooks, answered about SAML sign-on: the answer
+    shares 'sign' with the question but is about something else."""
+    sample = make(
+        "en", SAML, question="How are they signed?", history=WEBHOOKS, category="multi_turn"
+    )
+    result = relevancy(judge, sample)
+    assert result.score is not None and result.score <= 0.3
+    assert any("webhooks" in note and "saml" in note for note in result.evidence.notes)
+
+
+def test_a_follow_up_answered_on_its_topic_is_not_capped(judge: LocalJudge, make: Make) -> None:
+    answer = (
+        "Every webhook delivery is signed with HMAC-SHA256, and the signature is sent in the "
+        "X-Signature header. Verify the signature before trusting a delivery."
+    )
+    sample = make(
+        "en", answer, question="How are they signed?", history=WEBHOOKS, category="multi_turn"
+    )
+    result = relevancy(judge, sample)
+    assert result.score is not None and result.score >= 0.7
+
+
+@pytest.mark.parametrize(
+    ("lang", "user", "reply", "question", "answer"),
+    [
+        (
+            "en",
+            "What does the Pro plan include?",
+            "The Pro plan includes version history, public links and 100 GB per member.",
+            "And is there a discount for schools?",
+            "Yes: accredited schools get 50% off the Pro plan.",
+        ),
+        (
+            "zh",
+            "专业版包含哪些功能？",
+            "专业版包含版本历史、公开链接和每人 100 GB 空间。",
+            "那学校有优惠吗？",
+            "有，经认证的学校购买专业版可享五折。",
+        ),
+    ],
+)
+def test_a_correct_follow_up_answer_is_relevant(
+    judge: LocalJudge, make: Make, lang: str, user: str, reply: str, question: str, answer: str
+) -> None:
+    """Words of the earlier turn the answer uses count for it; those it leaves out (the
+    follow-up's antecedent) do not count against it."""
+    history = _conversation(user, reply)
+    sample = make(lang, answer, question=question, history=history, category="multi_turn")
+    result = relevancy(judge, sample)
+    assert result.score is not None and result.score >= 0.75
+
+
+def _pairs(name: str) -> list[dict[str, Any]]:
+    path = Path(__file__).parent / "data" / name
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+@pytest.mark.parametrize(
+    ("name", "min_wins", "max_off_passing", "min_on_mean"),
+    [("relevancy_topics.jsonl", 0.75, 0.5, 0.85), ("relevancy_multiturn.jsonl", 0.7, 0.25, 0.75)],
+)
+def test_on_topic_answers_outscore_off_topic_ones(
+    judge: LocalJudge, name: str, min_wins: float, max_off_passing: float, min_on_mean: float
+) -> None:
+    """Written pairs: each question with an answer on its subject and one on another subject
+    that shares some of its words (the same plan, a neighbouring feature). The floors are
+    what the judge reaches, kept as a guard: an answer on the same thing but another aspect
+    of it (the price of the plan asked about for its rate limit) still often passes."""
+    wins, passing_off, on_scores = 0, 0, []
+    rows = _pairs(name)
+    for row in rows:
+        history = _conversation(*row["history"]) if "history" in row else []
+        scores = []
+        for answer in (row["on"], row["off"]):
+            sample = Sample(
+                case_id="pair",
+                lang=row["lang"],
+                question=row["question"],
+                ground_truth="",
+                contexts=[],
+                answer=answer,
+                history=history,
+                category="multi_turn" if history else "normal",
+            )
+            scores.append(relevancy(judge, sample).score or 0.0)
+        wins += scores[0] > scores[1]
+        passing_off += scores[1] >= 0.5
+        on_scores.append(scores[0])
+    assert wins >= min_wins * len(rows)
+    assert passing_off <= max_off_passing * len(rows)
+    assert sum(on_scores) / len(rows) >= min_on_mean

@@ -103,8 +103,10 @@ def test_unscored_rules(judge: LocalJudge, make: Make, metric: str) -> None:
 
 
 BACKUPS = (
-    "Nimbus takes an encrypted snapshot of all customer data every 4 hours. "
-    "Backup snapshots are kept for 35 days and are then deleted automatically."
+    "Nimbus Notes takes an encrypted snapshot of all customer data every 4 hours. "
+    "Backup snapshots are kept for 35 days and are then deleted automatically.\n\n"
+    "Backups are encrypted with AES-256 and are stored in a second data center in the same "
+    "region as the workspace, so backups never leave the region the customer chose."
 )
 
 
@@ -114,7 +116,7 @@ def test_recall_reads_each_clause_against_its_own_sentence(judge: LocalJudge, ma
     sample = make(
         "en",
         "",
-        ground_truth="Nimbus takes an encrypted snapshot of all customer data every 4 hours, "
+        ground_truth="Nimbus Notes takes an encrypted snapshot of all customer data every 4 hours, "
         "and backup snapshots are kept for 35 days.",
         contexts=[BACKUPS, OFFICE],
     )
@@ -128,7 +130,7 @@ def test_recall_still_catches_a_changed_number_in_a_two_sentence_window(
     sample = make(
         "en",
         "",
-        ground_truth="Nimbus takes an encrypted snapshot of all customer data every 4 hours, "
+        ground_truth="Nimbus Notes takes an encrypted snapshot of all customer data every 4 hours, "
         "and backup snapshots are kept for 30 days.",
         contexts=[BACKUPS, OFFICE],
     )

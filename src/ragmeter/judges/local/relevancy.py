@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...text import Lang, char_ngrams, is_stopword, stem, tokenize
 from ..base import Evidence, MetricResult
 from ..rules import EMPTY_ANSWER
 from .abstention import is_social_turn
 from .features import passage_keys, word_similarity
-from .view import SampleView, last_user_turn
+from .followup import is_follow_up, previous_exchange, topic_keys
+from .view import SampleView
 
 # Interrogative filler that an answer need not repeat ("how long" -> "14 days").
 _QUESTION_WORDS = frozenset(
@@ -15,7 +18,9 @@ _QUESTION_WORDS = frozenset(
     possible able happen take takes 多久 多长时间 多少钱 什么样 怎么办 是否
     能否 哪个 哪种 告诉 知道 请问 一下 几次 几个 几天 多大 多长 哪些 哪里""".split()  # noqa: SIM905
 )
-_QA_FLOOR, _QA_CEILING = 0.1, 0.6
+_QA_FLOOR, _QA_CEILING = 0.2, 0.7
+_OFF_SUBJECT_CAP = 0.3
+"""Highest score of an answer that never mentions the topic a follow-up question is about."""
 
 
 def question_keys(text: str, lang: Lang) -> set[str]:
@@ -44,19 +49,59 @@ def _match(key: str, words: frozenset[str], stems: frozenset[str], typo: float) 
     return best if best >= typo else 0.0
 
 
-def key_coverage(view: SampleView) -> float:
-    """Weighted share of the question's (and previous user turn's) key words in the answer."""
+@dataclass(frozen=True)
+class Coverage:
+    """How much of what the question asks about the answer mentions."""
+
+    share: float
+    """Weighted share of the question's key words in the answer; words of the conversation
+    count only when the answer uses them (a follow-up answer need not repeat its topic)."""
+    subject: tuple[str, ...] = ()
+    """A follow-up's topic words (from the previous exchange) that the answer never mentions,
+    when it mentions none of them."""
+
+
+def key_coverage(view: SampleView) -> Coverage:
+    """Weighted share of the question's key words in the answer, with the conversation's
+    words as a bonus: a follow-up's topic words weigh fully, other earlier words less."""
     lang, settings = view.lang, view.settings
     words = passage_keys_raw(view.sample.answer, lang)
     stems = passage_keys(view.sample.answer, lang)
-    weights: dict[str, float] = dict.fromkeys(question_keys(view.sample.question, lang), 1.0)
-    for key in question_keys(last_user_turn(view.sample), lang):
-        weights.setdefault(key, settings.history_weight)
-    if not weights:
-        return 1.0
     typo = settings.typo_similarity
-    matched = sum(w * _match(k, words, stems, typo) for k, w in weights.items())
-    return matched / sum(weights.values())
+    own = question_keys(view.sample.question, lang)
+    matched = sum(_match(k, words, stems, typo) for k in own)
+    total = float(len(own))
+    previous, reply = previous_exchange(view.sample)
+    earlier = question_keys(previous, lang) - own
+    follow_up = bool(earlier) and is_follow_up(view.sample.question, lang)
+    topic = topic_keys(earlier, reply, lang) if follow_up else set()
+    for key in earlier:
+        found = _match(key, words, stems, typo)
+        weight = 1.0 if key in topic else settings.history_weight
+        matched += weight * found
+        total += weight * found
+    if not total:
+        return Coverage(1.0 if not own else 0.0)
+    missing = (
+        sorted(topic) if topic and not any(_match(k, words, stems, typo) for k in topic) else []
+    )
+    return Coverage(matched / total, tuple(missing))
+
+
+def _dominant_word(view: SampleView) -> str | None:
+    """The answer's most repeated key word (twice or more) when the conversation never uses
+    it: what a follow-up answer is about if it is not the conversation's topic."""
+    lang = view.lang
+    said = " ".join([view.sample.question, *(t.content for t in view.sample.history)])
+    known = passage_keys(said, lang) | passage_keys_raw(said, lang)
+    counts: dict[str, int] = {}
+    for token in tokenize(view.sample.answer, lang):
+        key = stem(token.lower()) if token.isascii() else token
+        if is_stopword(token) or (not token.isascii() and len(token) < 2) or key in known:
+            continue
+        counts[key] = counts.get(key, 0) + 1
+    best = max(counts, key=lambda k: counts[k], default=None)
+    return best if best is not None and counts[best] >= 2 else None
 
 
 def passage_keys_raw(text: str, lang: Lang) -> frozenset[str]:
@@ -91,16 +136,21 @@ def score_answer_relevancy(view: SampleView) -> MetricResult:
         note = "a social turn (thanks, a greeting): a courteous reply is the relevant answer"
         return MetricResult(metric=metric, score=1.0, evidence=Evidence(notes=[note]))
     coverage = key_coverage(view)
-    lexical = min(1.0, coverage / view.settings.full_coverage)
+    lexical = min(1.0, coverage.share / view.settings.full_coverage)
     vectors = view.vectors
     cosine = vectors.cosine(vectors.get(view.resolved_question), vectors.get(view.sample.answer))
-    notes = [f"the answer covers {coverage:.0%} of the question's key words"]
+    notes = [f"the answer covers {coverage.share:.0%} of the question's key words"]
+    closeness = None
     if cosine is None:
         base = lexical
     else:
         closeness = min(1.0, max(0.0, (cosine - _QA_FLOOR) / (_QA_CEILING - _QA_FLOOR)))
         base = 0.5 * lexical + 0.5 * closeness
         notes.append(f"question/answer similarity {cosine:.2f}")
+    if coverage.subject and (other := _dominant_word(view)) is not None:
+        words = ", ".join(coverage.subject[:3])
+        notes.append(f"the answer is about {other}, not {words} (the subject of the conversation)")
+        base = min(base, _OFF_SUBJECT_CAP)
     if refused:
         notes.append("the answer abstains on an answerable question")
         score = view.settings.refusal_cap * base
