@@ -206,7 +206,7 @@ async def evaluate_async(
     info.thresholds = dict(thresholds)
     judge_warning = getattr(judge, "warning", None)
     if isinstance(judge_warning, str) and judge_warning:
-        info.warnings = [*info.warnings, judge_warning]
+        info.warnings = [*info.warnings, *judge_warning.splitlines()]
     stats: Callable[[], dict[str, Any]] | None = getattr(judge, "stats", None)
     if callable(stats):
         info.judge_stats = stats()

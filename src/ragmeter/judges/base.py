@@ -84,7 +84,8 @@ class ClaimVerdict(BaseModel):
     reason: str = ""
     """Why the judge decided so, in one sentence."""
     confidence: float | None = None
-    """The judge's support probability, when it has one."""
+    """The judge's support probability, when it has one (an LLM judge's P(supported) read from
+    its token probabilities)."""
 
 
 class ChunkVerdict(BaseModel):
@@ -95,7 +96,7 @@ class ChunkVerdict(BaseModel):
     useful: bool
     """Whether the chunk helps answer the question as the reference does."""
     score: float | None = None
-    """Usefulness strength when the judge has one."""
+    """Usefulness strength when the judge has one (an LLM judge's P(useful))."""
     reason: str = ""
     """Why the chunk was judged so."""
     preview: str = ""
@@ -117,6 +118,8 @@ class PointVerdict(BaseModel):
     """Text of the supporting span."""
     reason: str = ""
     """Why."""
+    confidence: float | None = None
+    """P(supported) when the judge has one (an LLM judge's token probabilities)."""
 
 
 class Evidence(BaseModel):

@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS calls (
     response TEXT NOT NULL,
     prompt_tokens INTEGER NOT NULL,
     completion_tokens INTEGER NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    logprobs TEXT
 );
 CREATE TABLE IF NOT EXISTS embeddings (
     key TEXT PRIMARY KEY,
@@ -61,6 +62,8 @@ class CachedCall:
     response: str
     prompt_tokens: int
     completion_tokens: int
+    logprobs: str | None = None
+    """Token log-probabilities as :func:`ragmeter.llm.logprobs.dumps` text, when asked for."""
 
 
 class LLMCache:
@@ -83,6 +86,9 @@ class LLMCache:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(calls)")}
+        if "logprobs" not in columns:  # a cache written before logprobs were kept
+            self._db.execute("ALTER TABLE calls ADD COLUMN logprobs TEXT")
 
     @property
     def persistent(self) -> bool:
@@ -91,10 +97,11 @@ class LLMCache:
     def get(self, key: str) -> CachedCall | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT response, prompt_tokens, completion_tokens FROM calls WHERE key = ?",
+                "SELECT response, prompt_tokens, completion_tokens, logprobs FROM calls "
+                "WHERE key = ?",
                 (key,),
             ).fetchone()
-        return CachedCall(key, row[0], row[1], row[2]) if row else None
+        return CachedCall(key, row[0], row[1], row[2], row[3]) if row else None
 
     def put(
         self,
@@ -106,11 +113,14 @@ class LLMCache:
         response: str,
         prompt_tokens: int,
         completion_tokens: int,
+        logprobs: str | None = None,
     ) -> None:
         blob = json.dumps(request, ensure_ascii=False, sort_keys=True)
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO calls (key, base_url, model, request, response, "
+                "prompt_tokens, completion_tokens, created, logprobs) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key,
                     base_url,
@@ -120,6 +130,7 @@ class LLMCache:
                     prompt_tokens,
                     completion_tokens,
                     time.time(),
+                    logprobs,
                 ),
             )
 

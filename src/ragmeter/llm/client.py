@@ -10,9 +10,11 @@ from typing import Any
 from urllib.parse import urlparse
 
 from .._exceptions import ConfigError, JudgeUnavailable
+from . import logprobs
 from .cache import LLMCache, cache_key
 from .cost import CostTracker, PriceTable, Usage, count_tokens
 from .errors import LLMCallError
+from .logprobs import TokenLogprob
 from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
 
 Message = dict[str, str]
@@ -46,6 +48,8 @@ class ChatResponse:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached: bool = False
+    logprobs: list[TokenLogprob] | None = None
+    """Per output token, when asked for and the endpoint returned them."""
 
     @property
     def usage(self) -> Usage:
@@ -67,6 +71,8 @@ class ChatClient:
     tracker: CostTracker | None = None
     extra_params: dict[str, Any] = field(default_factory=dict)
     cache_scope: str | None = None
+    top_logprobs: int = 0
+    """Ask for token log-probabilities with this many alternatives (0: do not ask)."""
     """The endpoint's identity in the cache and the output-mode memory (default: base_url): a
     server on a random port names what it serves instead, so a re-run hits the cache."""
 
@@ -80,6 +86,8 @@ class ChatClient:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._answered = False
         self._unavailable: JudgeUnavailable | None = None
+        self.logprobs_note: str | None = None
+        """Why verdicts carry no probabilities although they were asked for, once known."""
 
     @property
     def endpoint(self) -> str:
@@ -119,6 +127,8 @@ class ChatClient:
         self, messages: list[Message], response_format: dict[str, Any] | None, salt: int = 0
     ) -> str:
         params: dict[str, Any] = {"temperature": self.temperature, **self.extra_params}
+        if self.top_logprobs:
+            params["top_logprobs"] = self.top_logprobs
         if salt:
             params["_attempt"] = salt  # a fresh retry must not be answered by the cache
         return cache_key(
@@ -152,17 +162,37 @@ class ChatClient:
             hit = self.cache.get(key)
             if hit is not None:
                 response = ChatResponse(
-                    hit.response, key, hit.prompt_tokens, hit.completion_tokens, cached=True
+                    hit.response,
+                    key,
+                    hit.prompt_tokens,
+                    hit.completion_tokens,
+                    cached=True,
+                    logprobs=logprobs.loads(hit.logprobs),
                 )
                 self.tracker.record(response.usage, cached=True, metric=metric, case_id=case_id)
                 return response
         if self._unavailable is not None:
             raise JudgeUnavailable(str(self._unavailable))
         reservation = self.tracker.reserve(estimate_prompt_tokens(messages, response_format))
+        asked_logprobs = bool(self.top_logprobs)
         try:
-            return await self._send(
-                messages, response_format, key, reservation.max_tokens, metric, case_id, salt
-            )
+            try:
+                return await self._send(
+                    messages, response_format, key, reservation.max_tokens, metric, case_id, salt
+                )
+            except LLMCallError as exc:
+                if not (asked_logprobs and exc.status == 400 and "logprob" in exc.body.lower()):
+                    raise
+                if self.top_logprobs:  # never again for this endpoint; resent without
+                    self.top_logprobs = 0
+                    self.logprobs_note = (
+                        f"{self.model} at {self.base_url or 'api.openai.com'} refused token "
+                        f"log-probabilities ({exc.body[:120]}): verdicts are 0/1, not graded"
+                    )
+                key = self.request_key(messages, response_format, salt)
+                return await self._send(
+                    messages, response_format, key, reservation.max_tokens, metric, case_id, salt
+                )
         finally:
             self.tracker.release(reservation)
 
@@ -188,6 +218,9 @@ class ChatClient:
             body["response_format"] = response_format
         if max_tokens is not None:  # under a budget; not part of the cache key
             body["max_tokens"] = max_tokens
+        if self.top_logprobs:
+            body["logprobs"] = True
+            body["top_logprobs"] = self.top_logprobs
         from openai.types.chat import ChatCompletion
 
         # The SDK's documented raw `post` sends the body as is; `chat.completions.create` walks
@@ -196,6 +229,9 @@ class ChatClient:
         async def post() -> ChatCompletion:
             if self._unavailable is not None:  # another call found out while this one queued
                 raise JudgeUnavailable(str(self._unavailable))
+            if not self.top_logprobs:  # refused by the endpoint while this call queued
+                body.pop("logprobs", None)
+                body.pop("top_logprobs", None)
             return await sdk.post(  # type: ignore[no-any-return]
                 "/chat/completions",
                 cast_to=ChatCompletion,
@@ -222,6 +258,12 @@ class ChatClient:
             text = choice.message.content or ""
         except (AttributeError, IndexError, TypeError) as exc:
             raise LLMCallError(f"endpoint returned no choices: {completion!r:.200}") from exc
+        tokens = logprobs.from_choice(choice) if self.top_logprobs else None
+        if self.top_logprobs and tokens is None and text and self.logprobs_note is None:
+            self.logprobs_note = (
+                f"{self.model} at {self.base_url or 'api.openai.com'} returned no token "
+                "log-probabilities: verdicts are 0/1, not graded"
+            )
         usage = completion.usage
         if usage is not None:
             prompt_tokens, completion_tokens = usage.prompt_tokens, usage.completion_tokens
@@ -229,7 +271,7 @@ class ChatClient:
             prompt_tokens = estimate_prompt_tokens(messages, response_format)
             completion_tokens = count_tokens(text)
         if choice.finish_reason == "length":  # cut off (by a budget's max_tokens): not cached
-            response = ChatResponse(text, key, prompt_tokens, completion_tokens)
+            response = ChatResponse(text, key, prompt_tokens, completion_tokens, logprobs=tokens)
             self.tracker.record(response.usage, cached=False, metric=metric, case_id=case_id)
             return response
         self.cache.put(
@@ -240,8 +282,9 @@ class ChatClient:
             response=text,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
+            logprobs=logprobs.dumps(tokens),
         )
-        response = ChatResponse(text, key, prompt_tokens, completion_tokens)
+        response = ChatResponse(text, key, prompt_tokens, completion_tokens, logprobs=tokens)
         self.tracker.record(response.usage, cached=False, metric=metric, case_id=case_id)
         return response
 

@@ -25,6 +25,7 @@ from .client import ChatClient, ChatResponse, Message
 from .cost import Usage
 from .errors import ResponseFormatRejected
 from .jsonblock import extract_json
+from .logprobs import TokenLogprob
 
 OutputMode = Literal["json_schema", "json_object", "prompt"]
 MODES: tuple[OutputMode, ...] = ("json_schema", "json_object", "prompt")
@@ -59,6 +60,10 @@ class StructuredResult(Generic[M]):
     error: str | None = None
     raw_ids: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    text: str = ""
+    """The raw reply `value` was read from."""
+    logprobs: list[TokenLogprob] | None = None
+    """That reply's token log-probabilities, when the endpoint returned them."""
 
 
 @functools.cache
@@ -143,6 +148,7 @@ class StructuredCaller:
                     value, error = _parse(reply.text, model, check)
                 if value is not None:
                     result.value, result.error = value, None
+                    result.text, result.logprobs = reply.text, reply.logprobs
                     return result
                 result.error = error
         except JudgeError as exc:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import math
 import random
+import re
 import threading
 import time
 from collections import deque
@@ -38,6 +39,41 @@ FaultKind = Literal[
     "wrong_count",
 ]
 EmbedFn = Callable[[str], list[float]]
+ConfidenceFn = Callable[[FakeRequest, int], float]
+"""P of the chosen label at the n-th verdict token (0-based) of a reply."""
+LogprobsMode = Literal["yes", "ignore", "reject"]
+
+VERDICT_TOKENS: tuple[frozenset[str], ...] = (
+    frozenset({"supported", "contradicted", "not_verifiable"}),
+    frozenset({"true", "false"}),
+)
+_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def fake_logprobs(text: str, request: FakeRequest, confidence: ConfidenceFn) -> list[dict]:
+    """OpenAI-style ``logprobs.content`` for `text`: words, spaces and punctuation as tokens,
+    each certain except verdict values (labels, true/false after a key), whose siblings share
+    what `confidence` leaves."""
+    content = []
+    n = 0
+    written = ""
+    for token in _TOKEN.findall(text):
+        before, written = written, written + token
+        is_value = before.rstrip(' "').endswith(":")  # a JSON value, not a key or prose
+        family = next((f for f in VERDICT_TOKENS if token in f), None) if is_value else None
+        if family is None:
+            content.append(
+                {"token": token, "logprob": 0.0, "top_logprobs": [{"token": token, "logprob": 0.0}]}
+            )
+            continue
+        p = min(max(confidence(request, n), 1e-6), 1 - 1e-6)
+        n += 1
+        others = sorted(family - {token})
+        top = [{"token": token, "logprob": math.log(p)}] + [
+            {"token": o, "logprob": math.log((1 - p) / len(others))} for o in others
+        ]
+        content.append({"token": token, "logprob": math.log(p), "top_logprobs": top})
+    return content
 
 
 @dataclass
@@ -102,7 +138,9 @@ class FakeOpenAI:
     answers HTTP 429 (``Retry-After: 1``) to requests past that many in the last second;
     ``count_schema_tokens`` adds the tokens of a ``response_format`` JSON schema (and of
     ``tools``) to the prompt tokens, as hosted APIs bill them; ``keep_bodies=False`` drops
-    request bodies from the log (long benchmark runs).
+    request bodies from the log (long benchmark runs). A request with ``logprobs`` gets token
+    log-probabilities (``logprobs="yes"``), none (``"ignore"``) or HTTP 400 (``"reject"``);
+    ``confidence(request, n)`` is the probability of the n-th verdict value of a reply.
     """
 
     def __init__(
@@ -118,6 +156,8 @@ class FakeOpenAI:
         keep_bodies: bool = True,
         embed: EmbedFn = hashing_embedding,
         seed: int = 0,
+        logprobs: LogprobsMode = "yes",
+        confidence: ConfidenceFn = lambda _request, _n: 0.9,
     ) -> None:
         self.responder = responder or Smart()
         self.faults = list(faults or [])
@@ -128,6 +168,8 @@ class FakeOpenAI:
         self.count_schema_tokens = count_schema_tokens
         self.keep_bodies = keep_bodies
         self.embed = embed
+        self.logprobs = logprobs
+        self.confidence = confidence
         self.log: list[LoggedRequest] = []
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
@@ -239,6 +281,10 @@ class FakeOpenAI:
             entry.fault = "rejected_format"
             message = "response_format json_object is not supported by this model"
             return 400, {}, {"error": {"message": message, "type": "invalid_request_error"}}
+        if body.get("logprobs") and self.logprobs == "reject":
+            entry.fault = "rejected_logprobs"
+            message = "logprobs are not supported by this model"
+            return 400, {}, {"error": {"message": message, "type": "invalid_request_error"}}
         fault = self._pick_fault(request)
         if fault is not None:
             entry.fault = fault.kind
@@ -296,6 +342,9 @@ class FakeOpenAI:
                         "index": 0,
                         "message": {"role": "assistant", "content": text},
                         "finish_reason": finish,
+                        "logprobs": {"content": fake_logprobs(text, request, self.confidence)}
+                        if body.get("logprobs") and self.logprobs == "yes"
+                        else None,
                     }
                 ],
                 "usage": {

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...llm.cost import Price
 from ...llm.structured import OutputMode
+from ..base import MetricName
 
 
 class EmbeddingEndpoint(BaseModel):
@@ -64,3 +65,11 @@ class LLMJudgeConfig(BaseModel):
     """The model that wrote the answers, to warn when it is also the judge."""
     output_mode: OutputMode | None = None
     """Force a structured-output mode instead of detecting it."""
+    top_logprobs: int = Field(default=5, ge=0, le=20)
+    """Alternatives per output token to ask for, so each binary verdict carries P(verdict)
+    from the same call (0: do not ask). Endpoints that refuse or ignore it give 0/1 verdicts,
+    said once in the run's warnings."""
+    graded: tuple[MetricName, ...] = ()
+    """Metrics scored from verdict probabilities (faithfulness = mean P(supported) over the
+    claims, context recall = mean P(attributed), context precision = average precision
+    weighted by P(useful)) instead of 0/1 verdicts, where the endpoint gives them."""

@@ -29,6 +29,8 @@ class JudgeContext:
     caller: StructuredCaller
     similarity: Similarity
     n_questions: int
+    graded: frozenset[MetricName] = frozenset()
+    """Metrics scored from verdict probabilities instead of 0/1 verdicts (when readable)."""
 
     async def ask(
         self,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..base import ClaimVerdict, Evidence, MetricResult, Sample, Span
 from ..rules import REFUSAL
 from .context import JudgeContext, Spend, check_chunk_refs, check_indices
+from .graded import CLAIM_LABELS, verdict_probabilities
 from .prompts import fence
 from .schemas import FaithfulnessClaims, FaithfulnessVerdicts
 
@@ -54,7 +55,16 @@ async def judge_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult:
     spend.add(verify)
     if verify.value is None:
         return spend.unscored(METRIC, verify.error or "judge error")
-    by_index = {v.claim_index: v for v in verify.value.verdicts}
+    replies = verify.value.verdicts
+    probabilities = verdict_probabilities(
+        verify, "verdict", CLAIM_LABELS, "supported", len(replies)
+    )
+    p_supported = (
+        {v.claim_index: p for v, p in zip(replies, probabilities, strict=True)}
+        if probabilities is not None
+        else {}
+    )
+    by_index = {v.claim_index: v for v in replies}
     verdicts = []
     for i, claim in enumerate(claims):
         v = by_index[i]
@@ -71,8 +81,11 @@ async def judge_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult:
                 span=span,
                 evidence=v.quote,
                 reason=v.reason,
+                confidence=p_supported.get(i),
             )
         )
-    supported = sum(v.verdict == "supported" for v in verdicts)
     evidence = Evidence(claims=verdicts, abstained=False)
+    if METRIC in ctx.graded and p_supported:
+        return spend.scored(METRIC, sum(p_supported.values()) / len(verdicts), evidence)
+    supported = sum(v.verdict == "supported" for v in verdicts)
     return spend.scored(METRIC, supported / len(verdicts), evidence)

@@ -68,6 +68,7 @@ class OpenAIJudge:
             use_cache=config.use_cache,
             tracker=self.tracker,
             cache_scope=config.cache_scope,
+            top_logprobs=config.top_logprobs,
         )
         self.client.prepare()
         self.caller = StructuredCaller(self.client, mode=config.output_mode)
@@ -86,7 +87,9 @@ class OpenAIJudge:
                 use_cache=config.use_cache,
             )
             similarity = self.embedder
-        self.context = JudgeContext(self.caller, similarity, config.n_questions)
+        self.context = JudgeContext(
+            self.caller, similarity, config.n_questions, graded=frozenset(config.graded)
+        )
 
     def fingerprint(self) -> JudgeFingerprint:
         return JudgeFingerprint(
@@ -97,19 +100,24 @@ class OpenAIJudge:
                 "temperature": self.config.temperature,
                 "n_questions": self.config.n_questions,
                 "embedding": self.context.similarity.name,
+                **({"graded": sorted(self.config.graded)} if self.config.graded else {}),
             },
         )
 
     @property
     def warning(self) -> str | None:
-        """A warning for the report when the judge model also generated the answers."""
+        """Warnings for the report, one per line: the judge model also generated the answers;
+        verdicts carry no probabilities although they were asked for."""
+        lines = []
         gen = self.config.generator_model
         if gen and gen.strip().lower() == self.config.model.strip().lower():
-            return (
+            lines.append(
                 f"The judge model ({self.config.model}) also generated the answers: it tends to "
                 f"rate its own answers favourably. Judge with a different model."
             )
-        return None
+        if self.client.logprobs_note:
+            lines.append(self.client.logprobs_note)
+        return "\n".join(lines) or None
 
     async def judge(
         self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS

@@ -13,6 +13,7 @@ from .context import (
     Spend,
     check_indices,
 )
+from .graded import BOOLEAN_LABELS, soft_average_precision, verdict_probabilities
 from .schemas import ContextPrecisionVerdicts
 
 METRIC = "context_precision"
@@ -33,15 +34,24 @@ async def judge_context_precision(ctx: JudgeContext, sample: Sample) -> MetricRe
     spend.add(res)
     if res.value is None:
         return spend.unscored(METRIC, res.error or "judge error")
-    by_index = {c.index: c for c in res.value.chunks}
+    replies = res.value.chunks
+    probabilities = verdict_probabilities(res, "useful", BOOLEAN_LABELS, "true", len(replies))
+    p_useful = (
+        {c.index: p for c, p in zip(replies, probabilities, strict=True)} if probabilities else {}
+    )
+    by_index = {c.index: c for c in replies}
     verdicts = [
         ChunkVerdict(
             index=i,
             useful=by_index[i].useful,
+            score=p_useful.get(i),
             reason=by_index[i].reason,
             preview=sample.contexts[i][:120],
         )
         for i in range(n)
     ]
-    score = average_precision([v.useful for v in verdicts])
+    if METRIC in ctx.graded and p_useful:
+        score = soft_average_precision([p_useful[i] for i in range(n)])
+    else:
+        score = average_precision([v.useful for v in verdicts])
     return spend.scored(METRIC, score, Evidence(chunks=verdicts))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..base import Evidence, MetricResult, PointVerdict, Sample
 from ..rules import retrieval_shortcut
 from .context import JudgeContext, Spend, check_chunk_refs
+from .graded import BOOLEAN_LABELS, verdict_probabilities
 from .schemas import ContextRecallPoints
 
 METRIC = "context_recall"
@@ -28,15 +29,24 @@ async def judge_context_recall(ctx: JudgeContext, sample: Sample) -> MetricResul
     spend.add(res)
     if res.value is None:
         return spend.unscored(METRIC, res.error or "judge error")
+    replies = res.value.points
+    probabilities = verdict_probabilities(
+        res, "supported", BOOLEAN_LABELS, "true", len(replies)
+    ) or [None] * len(replies)
     points = [
         PointVerdict(
             point=p.point.strip(),
             supported=p.supported,
             chunk_index=p.chunk_indices[0] if p.supported and p.chunk_indices else None,
             reason=p.reason,
+            confidence=probability,
         )
-        for p in res.value.points
+        for p, probability in zip(replies, probabilities, strict=True)
         if p.point.strip()
     ]
-    score = sum(p.supported for p in points) / len(points)
+    graded = [p.confidence for p in points]
+    if METRIC in ctx.graded and all(c is not None for c in graded):
+        score = sum(c for c in graded if c is not None) / len(points)
+    else:
+        score = sum(p.supported for p in points) / len(points)
     return spend.scored(METRIC, score, Evidence(points=points))

@@ -1,0 +1,138 @@
+"""Verdict probabilities read from a reply's token log-probabilities, in the same call.
+
+An OpenAI-compatible endpoint asked for ``logprobs`` with ``top_logprobs`` returns, per output
+token, its log-probability and the most likely alternatives at that position. A JSON verdict
+such as ``"verdict": "supported"`` or ``"useful": true`` is decided at the token where its value
+starts; the alternatives there say how sure the model was. :func:`field_probabilities` finds
+every occurrence of a field in the reply, in order, and turns the alternatives at its value into
+a distribution over the field's labels. Nothing is guessed: a value whose position or
+alternatives cannot be read gives None (the caller keeps the 0/1 verdict).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+_VALUE_LEAD = ' \t\r\n"'
+
+
+@dataclass(frozen=True)
+class TokenLogprob:
+    """One output token: its text, log-probability and the top alternatives at its position."""
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
+
+
+def from_choice(choice: Any) -> list[TokenLogprob] | None:
+    """The tokens of an OpenAI ``Choice`` (``choice.logprobs.content``), None when absent."""
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not content:
+        return None
+    tokens = []
+    for item in content:
+        top = tuple((alt.token, float(alt.logprob)) for alt in (item.top_logprobs or ()))
+        tokens.append(TokenLogprob(item.token, float(item.logprob), top))
+    return tokens
+
+
+def dumps(tokens: Sequence[TokenLogprob] | None) -> str | None:
+    """JSON text of `tokens` for the cache (None stays None)."""
+    if tokens is None:
+        return None
+    return json.dumps([[t.token, t.logprob, [list(a) for a in t.top]] for t in tokens])
+
+
+def loads(text: str | None) -> list[TokenLogprob] | None:
+    """Tokens from :func:`dumps` text."""
+    if not text:
+        return None
+    return [
+        TokenLogprob(token, logprob, tuple((a, lp) for a, lp in top))
+        for token, logprob, top in json.loads(text)
+    ]
+
+
+def _label_of(token: str, labels: Mapping[str, str]) -> str | None:
+    """The one label whose written form `token` begins (or that `token` begins), else None."""
+    piece = token.lstrip(_VALUE_LEAD).lower()
+    if not piece:
+        return None
+    found = [
+        label
+        for label, written in labels.items()
+        if written.startswith(piece) or piece.startswith(written)
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def distribution_at(token: TokenLogprob, labels: Mapping[str, str]) -> dict[str, float] | None:
+    """P(label) from the alternatives at `token`'s position, normalised over the labels seen;
+    None when no alternative names a label."""
+    seen: dict[str, float] = {}
+    for text, logprob in (*token.top, (token.token, token.logprob)):
+        if text in seen:
+            continue
+        seen[text] = logprob
+    mass: dict[str, float] = {}
+    for text, logprob in seen.items():
+        label = _label_of(text, labels)
+        if label is not None:
+            mass[label] = mass.get(label, 0.0) + math.exp(logprob)
+    total = sum(mass.values())
+    if total <= 0:
+        return None
+    return {label: mass.get(label, 0.0) / total for label in labels}
+
+
+def field_probabilities(
+    text: str,
+    tokens: Sequence[TokenLogprob] | None,
+    field: str,
+    labels: Mapping[str, str],
+) -> list[dict[str, float] | None]:
+    """For each occurrence of ``"field":`` in the reply `text`, in order, the distribution over
+    `labels` (label → its written JSON form, e.g. ``{"supported": "supported"}`` or
+    ``{True: "true"}`` keyed by name) at the token where the value starts.
+
+    Returns one entry per occurrence (None where it cannot be read); an empty list when the
+    tokens do not spell out `text` (a server that reports other text than it returned).
+    """
+    if not tokens or "".join(t.token for t in tokens) != text:
+        return []
+    starts = []
+    offset = 0
+    for token in tokens:
+        starts.append(offset)
+        offset += len(token.token)
+    out: list[dict[str, float] | None] = []
+    for match in re.finditer(rf'"{re.escape(field)}"\s*:\s*"?', text):
+        position = match.end()
+        if position >= len(text):
+            out.append(None)
+            continue
+        index = bisect.bisect_right(starts, position) - 1
+        token = tokens[index]
+        if token.token[position - starts[index] :].strip(_VALUE_LEAD) == "" and index + 1 < len(
+            tokens
+        ):
+            token = tokens[index + 1]  # the value starts in the next token
+        out.append(distribution_at(token, labels))
+    return out
+
+
+__all__ = [
+    "TokenLogprob",
+    "distribution_at",
+    "dumps",
+    "field_probabilities",
+    "from_choice",
+    "loads",
+]
