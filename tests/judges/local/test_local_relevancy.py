@@ -249,3 +249,18 @@ def test_on_topic_answers_outscore_off_topic_ones(
     assert wins >= min_wins * len(rows)
     assert passing_off <= max_off_passing * len(rows)
     assert sum(on_scores) / len(rows) >= min_on_mean
+
+
+def test_a_follow_up_naming_its_topic_with_the_question_s_own_word_is_not_capped(
+    judge: LocalJudge, make: Make
+) -> None:
+    history = _conversation(
+        "Which plan keeps version history for a whole year?",
+        "The Team plan keeps version history for 1 year.",
+    )
+    answer = "The Team plan costs $12 per member per month billed annually, or $15 monthly."
+    question = "How much does that plan cost per member if I pay annually?"
+    sample = make("en", answer, question=question, history=history, category="multi_turn")
+    result = relevancy(judge, sample)
+    assert result.score is not None and result.score >= 0.7
+    assert not any("subject of the conversation" in note for note in result.evidence.notes)

@@ -72,9 +72,10 @@ def key_coverage(view: SampleView) -> Coverage:
     matched = sum(_match(k, words, stems, typo) for k in own)
     total = float(len(own))
     previous, reply = previous_exchange(view.sample)
-    earlier = question_keys(previous, lang) - own
-    follow_up = bool(earlier) and is_follow_up(view.sample.question, lang)
-    topic = topic_keys(earlier, reply, lang) if follow_up else set()
+    before = question_keys(previous, lang)
+    earlier = before - own
+    follow_up = bool(before) and is_follow_up(view.sample.question, lang)
+    topic = topic_keys(before, reply, lang) if follow_up else set()
     for key in earlier:
         found = _match(key, words, stems, typo)
         weight = 1.0 if key in topic else settings.history_weight
