@@ -258,7 +258,10 @@ def test_a_follow_up_naming_its_topic_with_the_question_s_own_word_is_not_capped
         "Which plan keeps version history for a whole year?",
         "The Team plan keeps version history for 1 year.",
     )
-    answer = "The Team plan costs $12 per member per month billed annually, or $15 monthly."
+    answer = (
+        "The Team plan costs $12 per member per month billed annually, or $15 per member per "
+        "month billed monthly."
+    )
     question = "How much does that plan cost per member if I pay annually?"
     sample = make("en", answer, question=question, history=history, category="multi_turn")
     result = relevancy(judge, sample)
