@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 JudgeOpt = Annotated[
-    str | None, typer.Option("--judge", "-j", help="Judge: local (default) or openai.")
+    str | None, typer.Option("--judge", "-j", help="Judge: local (default), openai or llama.")
 ]
 ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Judge model (LLM judges).")]
 BaseUrlOpt = Annotated[
@@ -30,3 +30,18 @@ ConfigOpt = Annotated[
     Path | None, typer.Option("--config", help="ragmeter.toml (default: found upwards).")
 ]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
+ModelPathOpt = Annotated[
+    Path | None,
+    typer.Option("--model-path", help="llama judge: a GGUF file instead of the bundled model."),
+]
+ThreadsOpt = Annotated[
+    int | None, typer.Option("--threads", min=1, help="llama judge: CPU threads (all cores).")
+]
+CtxSizeOpt = Annotated[
+    int | None,
+    typer.Option("--ctx-size", min=512, help="llama judge: context tokens per slot (4096)."),
+]
+ParallelOpt = Annotated[
+    int | None,
+    typer.Option("--parallel", min=1, help="llama judge: calls decoded at once (1)."),
+]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
-from .._exceptions import ConfigError
+from .._exceptions import ConfigError, describe_validation_error
 
 if TYPE_CHECKING:
     from ..config import JudgeSettings
@@ -25,34 +25,78 @@ def openai(settings: JudgeSettings) -> Judge:
             "the openai judge needs a model: pass --model NAME "
             "or set [judge] model in ragmeter.toml"
         )
-    from pathlib import Path
-
     from .llm import LLMJudgeConfig, build_llm_judge
     from .llm.config import EmbeddingEndpoint
 
-    embedding: object = "local"
+    embedding: EmbeddingEndpoint | Literal["local"] = "local"
     if settings.embedding_model:
         embedding = EmbeddingEndpoint(
             model=settings.embedding_model,
             base_url=settings.embedding_base_url or settings.base_url,
             api_key_env=settings.api_key_env,
         )
-    cache_dir = settings.cache_dir
     config = LLMJudgeConfig(
         model=settings.model,
         base_url=settings.base_url,
         api_key_env=settings.api_key_env,
-        temperature=settings.temperature,
-        timeout=settings.timeout,
-        concurrency=settings.concurrency,
-        cache_path=Path(cache_dir) / "llm.sqlite" if cache_dir else None,
-        use_cache=cache_dir != "",  # an empty cache_dir is how --no-cache is spelled
-        prices={
+        embedding=embedding,
+        **_shared_llm_fields(settings),
+    )
+    return build_llm_judge(config)
+
+
+def llama(settings: JudgeSettings) -> Judge:
+    """The LLM judge on a llama.cpp server started in this process (the `llama` extra):
+    a bundled Qwen2.5-Coder model (`model`) or a GGUF file (`model_path`)."""
+    from pathlib import Path
+
+    from pydantic import ValidationError
+
+    from ..llama import LlamaServer, ServerOptions, resolve_model
+    from .llm.llama import start_llama_judge
+
+    if settings.base_url:
+        raise ConfigError(
+            "the llama judge starts its own server: drop --base-url, or use --judge openai "
+            "to reach a running one"
+        )
+    cache_dir = Path(settings.cache_dir) if settings.cache_dir else None
+    model = resolve_model(settings.model, settings.model_path, cache_dir=cache_dir)
+    server_fields = {
+        key: value
+        for key, value in (
+            ("threads", settings.threads),
+            ("ctx_size", settings.ctx_size),
+            ("parallel", settings.parallel),
+        )
+        if value is not None
+    }
+    try:
+        options = ServerOptions.model_validate(server_fields)
+    except ValidationError as exc:
+        raise ConfigError(f"llama judge: {describe_validation_error(exc)}") from None
+    fields = _shared_llm_fields(settings)
+    for key in ("timeout", "concurrency"):
+        if key not in settings.model_fields_set:
+            del fields[key]  # not configured: the llama judge has defaults of its own
+    return start_llama_judge(LlamaServer(model, options), **fields)
+
+
+def _shared_llm_fields(settings: JudgeSettings) -> dict[str, Any]:
+    """The `LLMJudgeConfig` fields every LLM judge takes from the settings as they are."""
+    from pathlib import Path
+
+    cache_dir = settings.cache_dir
+    return {
+        "temperature": settings.temperature,
+        "cache_path": Path(cache_dir) / "llm.sqlite" if cache_dir else None,
+        "use_cache": cache_dir != "",  # an empty cache_dir is how --no-cache is spelled
+        "prices": {
             model: {"prompt": prompt, "completion": completion}
             for model, (prompt, completion) in settings.prices.items()
         },
-        max_cost=settings.max_cost,
-        embedding=embedding,
-        generator_model=settings.generator_model,
-    )
-    return build_llm_judge(config)
+        "max_cost": settings.max_cost,
+        "generator_model": settings.generator_model,
+        "timeout": settings.timeout,
+        "concurrency": settings.concurrency,
+    }

@@ -1,0 +1,128 @@
+"""A llama.cpp server in this process (``xllamacpp``), OpenAI-compatible, on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import socket
+from types import TracebackType
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .._exceptions import ConfigError
+from .models import ModelFile
+
+INSTALL_HINT = "pip install 'ragmeter[llama]'"
+
+
+def default_threads() -> int:
+    """The cores this process may run on (every one: judging is the only work while it waits)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class ServerOptions(BaseModel):
+    """How the llama.cpp server runs (the ``[judge]`` keys ``threads``, ``ctx_size``,
+    ``parallel``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    threads: int = Field(default_factory=default_threads, ge=1)
+    """CPU threads for prompt processing and generation."""
+    ctx_size: int = Field(default=4096, ge=512)
+    """Tokens of context per slot (prompt and reply of one call)."""
+    parallel: int = Field(default=1, ge=1)
+    """Slots: calls decoded at the same time (more throughput, more memory)."""
+    max_tokens: int = Field(default=512, ge=16)
+    """Longest reply when a call sets no limit, so a looping small model stops."""
+    port: int = Field(default=0, ge=0, le=65535)
+    """TCP port on 127.0.0.1; 0 picks a free one."""
+
+
+class LlamaServer:
+    """``xllamacpp.Server`` serving ``model``: ``start()`` loads it (seconds), ``close()``
+    stops it. A context manager too."""
+
+    def __init__(self, model: ModelFile, options: ServerOptions | None = None) -> None:
+        self.model = model
+        self.options = options or ServerOptions()
+        self._server: Any = None
+        self._address = ""
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-compatible base URL, ``http://127.0.0.1:PORT/v1``."""
+        if self._server is None:
+            raise RuntimeError("the llama server is not running")
+        return f"{self._address}/v1"
+
+    def start(self) -> str:
+        """Load the model and listen; returns :attr:`base_url`. Raises :class:`ConfigError`
+        when the extra is missing, the port is taken or the file cannot be loaded."""
+        if self._server is not None:
+            return self.base_url
+        try:
+            import xllamacpp
+        except ImportError:
+            raise ConfigError(
+                f"the llama judge needs the llama.cpp server: {INSTALL_HINT}"
+            ) from None
+        opts = self.options
+        if opts.port:
+            _check_port_free(opts.port)
+        params = xllamacpp.CommonParams()
+        params.model.path = str(self.model.path)
+        params.model_alias = {self.model.model_id}
+        params.hostnames = ["127.0.0.1"]
+        params.port = opts.port
+        params.n_parallel = opts.parallel
+        params.n_ctx = opts.ctx_size * opts.parallel  # llama.cpp splits it between the slots
+        params.n_predict = opts.max_tokens
+        params.cpuparams.n_threads = opts.threads
+        params.cpuparams_batch.n_threads = opts.threads
+        params.cache_ram_mib = 512  # prompt-prefix cache in RAM; llama.cpp's default is 8 GiB
+        params.ui = False
+        params.warmup = False
+        params.verbosity = 0
+        try:
+            self._server = xllamacpp.Server(params)
+        except RuntimeError as exc:
+            raise ConfigError(
+                f"{self.model.path}: llama.cpp could not load this model ({exc}); "
+                f"check that it is a complete GGUF file of a model llama.cpp supports"
+            ) from None
+        self._address = str(self._server.listening_address).rstrip("/")
+        return self.base_url
+
+    def close(self) -> None:
+        """Stop serving and free the model; safe to call twice."""
+        # xllamacpp stops the server and frees the model when the object is released.
+        self._server = None
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    def __enter__(self) -> LlamaServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _check_port_free(port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            raise ConfigError(
+                f"port {port} on 127.0.0.1 is in use: pass another --port (0 for any free one)"
+            ) from None
