@@ -83,6 +83,7 @@ def detect_lang(text: str) -> Lang:
 _LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """Light English suffix stripping (plurals, -ed, -ing, final e), consistent not linguistic."""
     if len(word) <= 3 or not word.isalpha():

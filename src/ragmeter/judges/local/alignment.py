@@ -132,8 +132,7 @@ class ContextIndex:
 
     def best_lexical(self, statement: str) -> float:
         """The highest lexical support of `statement` by any window (0 without windows)."""
-        scores = self.lexical(statement)
-        return float(scores.max()) if len(scores) else 0.0
+        return self.table.best_lexical(statement)
 
     def candidates(self, statement: str, k: int) -> list[str]:
         """The `k` single sentences that lexically support `statement` best."""

@@ -65,10 +65,20 @@ class WindowTable:
     def lexical(self, statement: str) -> np.ndarray:
         """Lexical support of `statement` by every window: the share of its key words and
         numbers the window contains."""
-        row = self._recent.get(statement)
-        if row is not None:
+        hits, total = self._hits(statement)
+        return hits / total
+
+    def best_lexical(self, statement: str) -> float:
+        """The highest lexical support of `statement` by any window (0 without windows)."""
+        hits, total = self._hits(statement)
+        return float(hits.max() / total) if len(hits) else 0.0
+
+    def _hits(self, statement: str) -> tuple[np.ndarray, int]:
+        """How many of the statement's key words and numbers each window holds, of how many."""
+        cached = self._recent.get(statement)
+        if cached is not None:
             self._recent.move_to_end(statement)
-            return row
+            return cached
         keys = statement_keys(statement, self.lang)
         nums = numbers(statement)
         found = [self._keys.get(k) for k in keys] + [self._numbers.get(n.value) for n in nums]
@@ -76,11 +86,10 @@ class WindowTable:
         hits = np.bincount(
             np.concatenate(rows) if rows else np.zeros(0, np.int64), minlength=len(self.windows)
         )
-        row = hits / max(1, len(keys) + len(nums))
-        self._recent[statement] = row
+        cached = self._recent[statement] = (hits, max(1, len(keys) + len(nums)))
         if len(self._recent) > _RECENT:
             self._recent.popitem(last=False)
-        return row
+        return cached
 
     def candidates(self, statement: str, k: int) -> list[int]:
         """The `k` single-sentence windows of highest lexical support (ties: first first)."""
@@ -104,42 +113,41 @@ class WindowTable:
         start, end = self.chunk_range(chunk)
         if start >= end:
             return None
-        lexical = self.lexical(statement)
+        hits, total = self._hits(statement)
         vector = vectors.get(statement)
         embedded = self.embedded(vectors).within(start, end) if vector is not None else None
-        rows = self._searched(lexical, start, end, embedded)
-        ranked = lexical[rows] + settings.pair_margin * self.single[rows]
+        rows = self._searched(hits, start, end, embedded)
+        lexical = hits[rows] / total
+        ranked = lexical + settings.pair_margin * self.single[rows]
         error = np.zeros(len(rows))
         if embedded is not None and vector is not None:
             at, cosines = embedded.estimate(vector)
-            usable = lexical[at] < settings.lexical_sufficient
-            blended = settings.lexical_weight * lexical[at] + (1 - settings.lexical_weight) * (
+            where = np.searchsorted(rows, at)
+            usable = lexical[where] < settings.lexical_sufficient
+            blended = settings.lexical_weight * lexical[where] + (1 - settings.lexical_weight) * (
                 np.clip((cosines - settings.sim_floor) / _span(settings), 0.0, 1.0)
             )
             blended += settings.pair_margin * self.single[at]
-            where = np.searchsorted(rows, at[usable])
-            ranked[where] = blended[usable]
-            error[where] = _COSINE_ERROR / _span(settings)
-        contenders = rows[_contenders(ranked, error)]
-        return self._pick(statement, vector, vectors, settings, contenders, embedded)
+            ranked[where[usable]] = blended[usable]
+            error[where[usable]] = _COSINE_ERROR / _span(settings)
+        contenders = _contenders(ranked, error)
+        return self._pick(statement, vector, vectors, settings, rows[contenders], embedded)
 
     def _searched(
-        self, lexical: np.ndarray, start: int, end: int, embedded: _Range | None
+        self, hits: np.ndarray, start: int, end: int, embedded: _Range | None
     ) -> np.ndarray:
         """The windows of `[start, end)` worth scoring: those with lexical support or a vector,
         plus the first single and the first pair with neither (the rest tie with those and
         come later, so they cannot win)."""
-        some = lexical[start:end] > 0
+        some = hits[start:end] > 0
         if embedded is not None:
             some[embedded.rows() - start] = True
         single = self.single[start:end]
-        rows = [np.flatnonzero(some)]
         for kind in (single, ~single):
-            bare = ~some & kind
-            first = int(np.argmax(bare))
-            if bare[first]:
-                rows.append(np.array([first], dtype=np.int64))
-        return np.sort(np.concatenate(rows)) + start
+            first = int(np.argmax(kind & ~some))
+            if kind[first] and not some[first]:
+                some[first] = True
+        return np.flatnonzero(some) + start
 
     def embedded(self, vectors: Vectors) -> _Embedded:
         """The windows whose sentences all have vectors in `vectors`, with their mean vectors."""
@@ -157,12 +165,12 @@ class WindowTable:
         embedded: _Range | None,
     ) -> Pick:
         """Score the contenders exactly, in order, as a scan of every window would."""
-        lexical = self.lexical(statement)
+        hits, total = self._hits(statement)
         table = self.embedded(vectors) if vector is not None else None
         best: tuple[float, int, float, float | None] | None = None
         for i in contenders.tolist():
             sim = table.cosine(vector, i) if table is not None else None
-            value = float(lexical[i])
+            value = int(hits[i]) / total
             if value >= settings.lexical_sufficient:
                 sim = None  # enough lexical evidence on its own
             score = settings.blend(value, sim)
