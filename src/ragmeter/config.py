@@ -22,9 +22,11 @@ class JudgeSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kind: str = "local"
-    """`local` (offline, default) or `openai` (any OpenAI-compatible endpoint)."""
+    """`local` (offline, default), `openai` (any OpenAI-compatible endpoint) or `llama` (a
+    llama.cpp server started in-process; the `llama` extra)."""
     model: str | None = None
-    """Judge model name for LLM judges."""
+    """Judge model name for LLM judges; for `llama`, a bundled model (`qwen2.5-coder-1.5b`,
+    the default, or `qwen2.5-coder-0.5b`)."""
     base_url: str | None = None
     """Endpoint, e.g. http://localhost:11434/v1 for Ollama."""
     api_key_env: str = "OPENAI_API_KEY"
@@ -47,6 +49,14 @@ class JudgeSettings(BaseModel):
     """OpenAI-compatible /embeddings endpoint for answer relevancy (default: local MiniLM)."""
     embedding_model: str | None = None
     """Embedding model at that endpoint."""
+    model_path: str | None = None
+    """`llama`: a GGUF file to serve instead of a bundled model."""
+    threads: int | None = None
+    """`llama`: CPU threads of the server (default: every core)."""
+    ctx_size: int | None = None
+    """`llama`: tokens of context per slot (default 4096)."""
+    parallel: int | None = None
+    """`llama`: calls the server decodes at once (default 1)."""
 
 
 DEFAULT_FLOORS: dict[MetricName, float] = {"faithfulness": 0.85, "answer_relevancy": 0.80}

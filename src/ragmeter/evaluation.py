@@ -22,7 +22,18 @@ def resolve_settings(config: Path | str | None = None, **overrides: Any) -> Sett
     """Settings from the config file with command-line `overrides` (None = not given)."""
     settings = load_settings(config)
     judge = settings.judge.model_copy()
-    for key in ("model", "base_url", "api_key_env", "cache_dir", "max_cost", "generator_model"):
+    for key in (
+        "model",
+        "base_url",
+        "api_key_env",
+        "cache_dir",
+        "max_cost",
+        "generator_model",
+        "model_path",
+        "threads",
+        "ctx_size",
+        "parallel",
+    ):
         if overrides.get(key) is not None:
             setattr(judge, key, overrides[key])
     if overrides.get("judge") is not None:

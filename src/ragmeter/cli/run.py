@@ -14,10 +14,14 @@ from .options import (
     CacheDirOpt,
     ConcurrencyOpt,
     ConfigOpt,
+    CtxSizeOpt,
     JudgeOpt,
     ModelOpt,
+    ModelPathOpt,
     NoCacheOpt,
+    ParallelOpt,
     ProgressOpt,
+    ThreadsOpt,
 )
 
 
@@ -56,6 +60,10 @@ def run(
     ),
     judge: JudgeOpt = None,
     model: ModelOpt = None,
+    model_path: ModelPathOpt = None,
+    threads: ThreadsOpt = None,
+    ctx_size: CtxSizeOpt = None,
+    parallel: ParallelOpt = None,
     base_url: BaseUrlOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
     concurrency: ConcurrencyOpt = None,
@@ -106,6 +114,10 @@ def run(
             no_cache=no_cache,
             max_cost=max_cost,
             generator_model=generator_model,
+            model_path=str(model_path) if model_path else None,
+            threads=threads,
+            ctx_size=ctx_size,
+            parallel=parallel,
             min_scored_share=min_scored,
         )
         cases_path = cases or (Path(settings.cases) if settings.cases else None)
