@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -40,12 +40,22 @@ class JudgeContext:
         model: type[M],
         *,
         check: Callable[[M], str | None] | None = None,
+        fix: Callable[[M], None] | None = None,
         **extra: object,
     ) -> StructuredResult[M]:
+        """One structured call; ``fix`` corrects a valid reply in place (indices counted from
+        1) before ``check`` may reject it, so a fixable slip costs no repair call."""
+        checked = check
+        if fix is not None:
+
+            def checked(value: M) -> str | None:
+                fix(value)
+                return check(value) if check is not None else None
+
         return await self.caller.ask(
             messages_for(sample, prompt, **extra),
             model,
-            check=check,
+            check=checked,
             repair_prompt=load_prompt("repair", sample.lang),
             metric=metric,
             case_id=sample.case_id,
@@ -95,6 +105,16 @@ def check_indices(kind: str, owner: str, indices: list[int], n: int) -> str | No
     if sorted(indices) != list(range(n)):
         return f"judge returned {kind} indices {sorted(indices)}, expected 0..{n - 1}"
     return None
+
+
+def counted_from_one(indices: Sequence[int | None], n: int, *, likely: bool = False) -> bool:
+    """Whether ``indices``, expected as the prompt's labels 0..n-1, were unambiguously counted
+    from 1 instead: none is 0 and all lie in 1..n, and either one is n (out of range from 0)
+    or ``likely`` (the same reply counted something else from 1)."""
+    given = [i for i in indices if i is not None]
+    if not given or 0 in given or not all(1 <= i <= n for i in given):
+        return False
+    return likely or n in given
 
 
 def check_chunk_refs(refs: list[int | None], n_chunks: int) -> str | None:

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from ..base import ClaimVerdict, Evidence, MetricResult, Sample, Span
 from ..rules import REFUSAL
-from .context import JudgeContext, Spend, check_chunk_refs, check_indices
+from .context import (
+    JudgeContext,
+    Spend,
+    check_chunk_refs,
+    check_indices,
+    counted_from_one,
+)
 from .graded import CLAIM_LABELS, verdict_probabilities
 from .prompts import fence
 from .schemas import FaithfulnessClaims, FaithfulnessVerdicts
@@ -36,6 +42,18 @@ async def judge_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult:
 
     n_chunks = len(sample.contexts)
 
+    def fix(out: FaithfulnessVerdicts) -> None:
+        claims_from_one = sorted(v.claim_index for v in out.verdicts) == list(
+            range(1, len(claims) + 1)
+        )
+        if claims_from_one:
+            for v in out.verdicts:
+                v.claim_index -= 1
+        refs = [v.chunk_index for v in out.verdicts]
+        if counted_from_one(refs, n_chunks, likely=claims_from_one):
+            for v in out.verdicts:
+                v.chunk_index = None if v.chunk_index is None else v.chunk_index - 1
+
     def check(out: FaithfulnessVerdicts) -> str | None:
         indices = [v.claim_index for v in out.verdicts]
         return check_indices("claim", "claims", indices, len(claims)) or check_chunk_refs(
@@ -49,6 +67,7 @@ async def judge_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult:
         "faithfulness_verify",
         FaithfulnessVerdicts,
         check=check,
+        fix=fix,
         claims=fence("CLAIMS", numbered),
         n_claims=len(claims),
     )

@@ -25,11 +25,22 @@ async def judge_context_precision(ctx: JudgeContext, sample: Sample) -> MetricRe
     spend = Spend()
     n = len(sample.contexts)
 
+    def fix(out: ContextPrecisionVerdicts) -> None:
+        if sorted(c.index for c in out.chunks) == list(range(1, n + 1)):
+            for c in out.chunks:
+                c.index -= 1
+
     def check(out: ContextPrecisionVerdicts) -> str | None:
         return check_indices("chunk", "chunks", [c.index for c in out.chunks], n)
 
     res = await ctx.ask(
-        sample, METRIC, "context_precision", ContextPrecisionVerdicts, check=check, n_chunks=n
+        sample,
+        METRIC,
+        "context_precision",
+        ContextPrecisionVerdicts,
+        check=check,
+        fix=fix,
+        n_chunks=n,
     )
     spend.add(res)
     if res.value is None:

@@ -74,4 +74,5 @@ def sample_fields(sample: Sample) -> dict[str, str]:
         "reference": fence("REFERENCE", sample.ground_truth),
         "history": fence_history(sample),
         "contexts": fence_contexts(sample.contexts),
+        "last_chunk": str(max(len(sample.contexts) - 1, 0)),
     }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..base import Evidence, MetricResult, PointVerdict, Sample
 from ..rules import retrieval_shortcut
-from .context import JudgeContext, Spend, check_chunk_refs
+from .context import JudgeContext, Spend, check_chunk_refs, counted_from_one
 from .graded import BOOLEAN_LABELS, verdict_probabilities
 from .schemas import ContextRecallPoints
 
@@ -25,7 +25,12 @@ async def judge_context_recall(ctx: JudgeContext, sample: Sample) -> MetricResul
             return "judge split the reference answer into no points"
         return check_chunk_refs([i for p in out.points for i in p.chunk_indices], n)
 
-    res = await ctx.ask(sample, METRIC, "context_recall", ContextRecallPoints, check=check)
+    def fix(out: ContextRecallPoints) -> None:
+        if counted_from_one([i for p in out.points for i in p.chunk_indices], n):
+            for p in out.points:
+                p.chunk_indices = [i - 1 for i in p.chunk_indices]
+
+    res = await ctx.ask(sample, METRIC, "context_recall", ContextRecallPoints, check=check, fix=fix)
     spend.add(res)
     if res.value is None:
         return spend.unscored(METRIC, res.error or "judge error")
