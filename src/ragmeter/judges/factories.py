@@ -48,8 +48,6 @@ def openai(settings: JudgeSettings) -> Judge:
 def llama(settings: JudgeSettings) -> Judge:
     """The LLM judge on a llama.cpp server started in this process (the `llama` extra):
     a bundled Qwen2.5-Coder model (`model`) or a GGUF file (`model_path`)."""
-    from pathlib import Path
-
     from pydantic import ValidationError
 
     from ..llama import LlamaServer, ServerOptions, resolve_model
@@ -60,8 +58,9 @@ def llama(settings: JudgeSettings) -> Judge:
             "the llama judge starts its own server: drop --base-url, or use --judge openai "
             "to reach a running one"
         )
-    cache_dir = Path(settings.cache_dir) if settings.cache_dir else None
-    model = resolve_model(settings.model, settings.model_path, cache_dir=cache_dir)
+    # models are joined under $RAGMETER_CACHE_DIR, not --cache-dir: one copy however many
+    # call caches a user keeps
+    model = resolve_model(settings.model, settings.model_path)
     server_fields = {
         key: value
         for key, value in (
