@@ -110,3 +110,24 @@ def test_a_blank_answer_scores_zero_under_every_judge_without_asking_it(tmp_path
             assert case.metrics["context_recall"].score is not None  # retrieval still judged
     assert judges[0].samples and all(s.answer.strip() == "" for s in judges[0].samples)
     assert asked and not asked & {"FaithfulnessClaims", "AnswerRelevancy"}  # never asked
+
+
+def test_a_case_over_the_size_limit_is_unscored_with_the_reason(monkeypatch):
+    import pytest
+
+    from ragmeter._exceptions import ConfigError
+
+    monkeypatch.setenv("RAGMETER_MAX_TEXT_CHARS", "12")
+    judge = CountingJudge()
+    result = evaluate(_cases("a", "long-case-id"), EchoPipeline(), judge)
+    ok, long = result.cases
+    assert all(r.scored for r in ok.metrics.values())
+    reasons = {r.unscored_reason for r in long.metrics.values()}
+    assert reasons == {
+        "too long to judge: question is 22 characters, answer is 19 characters, contexts are "
+        "16 characters, above the 12-character limit (set RAGMETER_MAX_TEXT_CHARS to raise it)"
+    }
+    assert [s.case_id for s in judge.samples] == ["a"]  # the judge never saw it
+    monkeypatch.setenv("RAGMETER_MAX_TEXT_CHARS", "lots")
+    with pytest.raises(ConfigError, match="RAGMETER_MAX_TEXT_CHARS must be a whole number"):
+        evaluate(_cases("a"), EchoPipeline(), CountingJudge())

@@ -14,6 +14,7 @@ from .diagnosis import diagnose
 from .health import DEFAULT_MIN_SCORED_SHARE, assess_run
 from .judges.base import GENERATION_METRICS, METRICS, Judge, Lang, MetricName, MetricResult, Sample
 from .judges.rules import empty_answer_result
+from .limits import max_text_chars, oversize_reason
 from .pipeline import Pipeline
 from .results import CaseResult, RunInfo, RunResult
 from .summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
@@ -112,6 +113,11 @@ async def _judge_result(
         reason = f"pipeline error: {result.pipeline_error}"
         result.metrics = {m: MetricResult.unscored(m, reason) for m in metrics}
         return result
+    too_long = oversize_reason(case.question, result.answer, case.ground_truth, result.contexts)
+    if too_long is not None:
+        reason = f"too long to judge: {too_long}"
+        result.metrics = {m: MetricResult.unscored(m, reason) for m in metrics}
+        return result
     sample = build_sample(case, result.contexts, result.answer, result.lang)
     fixed: dict[MetricName, MetricResult] = {}
     if not result.answer.strip():
@@ -177,6 +183,12 @@ async def evaluate_async(
     are cancelled); the result's `health` says whether every metric was measured.
     """
     started = time.perf_counter()
+    try:
+        max_text_chars()  # a bad RAGMETER_MAX_TEXT_CHARS stops here, not once per case
+    except ValueError as exc:
+        from ._exceptions import ConfigError
+
+        raise ConfigError(str(exc)) from None
     concurrency = max(1, concurrency)
     in_pipeline = asyncio.Semaphore(concurrency)
     in_judge = asyncio.Semaphore(max(16, JUDGE_WINDOW * concurrency))
