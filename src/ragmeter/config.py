@@ -52,7 +52,7 @@ class JudgeSettings(BaseModel):
     model_path: str | None = None
     """`llama`: a GGUF file to serve instead of a bundled model."""
     threads: int | None = None
-    """`llama`: CPU threads of the server (default: every core)."""
+    """`llama`: CPU threads of the server (default: every core but one)."""
     ctx_size: int | None = None
     """`llama`: tokens of context per slot (default 4096)."""
     parallel: int | None = None

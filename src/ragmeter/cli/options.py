@@ -35,7 +35,8 @@ ModelPathOpt = Annotated[
     typer.Option("--model-path", help="llama judge: a GGUF file instead of the bundled model."),
 ]
 ThreadsOpt = Annotated[
-    int | None, typer.Option("--threads", min=1, help="llama judge: CPU threads (all cores).")
+    int | None,
+    typer.Option("--threads", min=1, help="llama judge: CPU threads (all cores but one)."),
 ]
 CtxSizeOpt = Annotated[
     int | None,

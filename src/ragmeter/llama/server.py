@@ -16,11 +16,15 @@ INSTALL_HINT = "pip install 'ragmeter[llama]'"
 
 
 def default_threads() -> int:
-    """The cores this process may run on (every one: judging is the only work while it waits)."""
+    """Every core this process may run on but one, which is left to ragmeter itself (pipeline,
+    embeddings, HTTP) and the rest of the machine: llama.cpp's threads wait for each other at
+    every layer, so one descheduled thread stalls them all (on two busy cores, two threads were
+    several times slower than one)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
 
 
 class ServerOptions(BaseModel):
@@ -30,7 +34,7 @@ class ServerOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     threads: int = Field(default_factory=default_threads, ge=1)
-    """CPU threads for prompt processing and generation."""
+    """CPU threads for prompt processing and generation (default: every core but one)."""
     ctx_size: int = Field(default=4096, ge=512)
     """Tokens of context per slot (prompt and reply of one call)."""
     parallel: int = Field(default=1, ge=1)
