@@ -56,7 +56,7 @@ def serve_judge(
     ]  # fmt: skip
     typer.echo(f"serving {file.model_id} at {base_url}")
     typer.echo(
-        f"  sha256 {file.sha256}; {options.threads} threads, {options.parallel} slot(s) of "
+        f"  sha256 {file.sha256}; threads {options.threads}, slots {options.parallel} of "
         f"{options.ctx_size} tokens"
     )
     typer.echo(f"judge with it:\n  {shlex.join(command)}")
