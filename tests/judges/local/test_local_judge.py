@@ -25,7 +25,7 @@ def test_fingerprint_without_embeddings() -> None:
     fp = LocalJudge(embedder=None).fingerprint()
     assert fp.kind == "local"
     assert fp.model == "lexical"
-    assert fp.prompt_version == "local-2"
+    assert fp.prompt_version == "local-3"
     assert fp.params["support_threshold"] == 0.6
 
 

@@ -14,7 +14,7 @@ from .settings import LocalSettings
 from .vectors import EmbeddingStore, load_embedder
 from .view import SampleView, build_view
 
-PROMPT_VERSION = "local-2"  # 2: antonym swaps contradict
+PROMPT_VERSION = "local-3"  # 2: antonym swaps contradict; 3: free-wording refusals, follow-ups
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 
 _SCORERS: dict[MetricName, Callable[[SampleView], MetricResult]] = {
