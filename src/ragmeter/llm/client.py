@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 from .._exceptions import ConfigError, JudgeUnavailable
 from . import logprobs
 from .cache import LLMCache, cache_key
-from .cost import CostTracker, PriceTable, Usage, count_tokens
+from .cost import BudgetBusy, CostTracker, PriceTable, Reservation, Usage, count_tokens
 from .errors import LLMCallError
 from .logprobs import TokenLogprob
 from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
@@ -173,7 +173,7 @@ class ChatClient:
                 return response
         if self._unavailable is not None:
             raise JudgeUnavailable(str(self._unavailable))
-        reservation = self.tracker.reserve(estimate_prompt_tokens(messages, response_format))
+        reservation = await self._reserve(estimate_prompt_tokens(messages, response_format))
         asked_logprobs = bool(self.top_logprobs)
         try:
             try:
@@ -195,6 +195,15 @@ class ChatClient:
                 )
         finally:
             self.tracker.release(reservation)
+
+    async def _reserve(self, prompt_tokens: int) -> Reservation:
+        """Budget for one call, waiting while only calls in flight keep it out."""
+        assert self.tracker is not None
+        while True:
+            try:
+                return self.tracker.reserve(prompt_tokens)
+            except BudgetBusy:
+                await asyncio.sleep(0.05)
 
     async def _send(
         self,

@@ -115,6 +115,10 @@ DEFAULT_MAX_COMPLETION_TOKENS = 4096
 """Completion tokens set aside per call under a budget (and its `max_tokens`)."""
 
 
+class BudgetBusy(Exception):
+    """The budget could pay for a call once the calls in flight have settled: wait, retry."""
+
+
 @dataclass(frozen=True)
 class Reservation:
     """Money set aside for one call before it is sent."""
@@ -128,8 +132,10 @@ class CostTracker:
     """Tokens and cost spent so far, per metric and per case, with an optional hard budget.
 
     Under a budget every call first reserves the most it can cost (its estimated prompt plus a
-    completion ceiling it is sent with as `max_tokens`); a call the remaining budget cannot pay
-    for is refused, and every later one with it, so concurrent calls cannot overshoot.
+    completion ceiling it is sent with as `max_tokens`), so concurrent calls cannot overshoot.
+    A call that only the reservations of calls in flight keep out waits for them to settle
+    (:class:`BudgetBusy`); one the unspent budget itself cannot pay for is refused, and every
+    later one with it.
     Calls answered from the cache are counted apart (``cached``) and cost nothing.
     """
 
@@ -158,14 +164,22 @@ class CostTracker:
         if self.max_cost is None or price is None:
             return Reservation(0.0, None)
         with self._lock:
-            available = self.max_cost - (self.cost or 0.0) - self.reserved
             prompt_cost = prompt_tokens * PROMPT_SAFETY * price.prompt / 1e6
-            tokens = max_completion
-            if price.completion > 0:
-                tokens = min(tokens, int((available - prompt_cost) * 1e6 / price.completion))
-            if self.refused_calls or tokens < MIN_COMPLETION_TOKENS or prompt_cost > available:
+
+            def affordable(available: float) -> int:
+                if prompt_cost > available:
+                    return 0
+                if price.completion <= 0:
+                    return max_completion
+                return min(max_completion, int((available - prompt_cost) * 1e6 / price.completion))
+
+            unreserved = self.max_cost - (self.cost or 0.0)
+            if self.refused_calls or affordable(unreserved) < MIN_COMPLETION_TOKENS:
                 self.refused_calls += 1
                 raise CostLimitReached(self.max_cost)
+            tokens = affordable(unreserved - self.reserved)
+            if tokens < MIN_COMPLETION_TOKENS:  # affordable once calls in flight settle
+                raise BudgetBusy()
             cost = prompt_cost + tokens * price.completion / 1e6
             self.reserved += cost
             return Reservation(cost, tokens)
