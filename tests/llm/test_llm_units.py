@@ -119,3 +119,25 @@ def test_cache_roundtrip_and_capabilities(tmp_path):
     assert again.get_mode("u|m") == "json_object"
     assert again.get("0" * 64) is None
     assert key != cache_key({"model": "m", "messages": [{"role": "user", "content": "hi!"}]})
+
+
+def test_budget_reservations_wait_for_calls_in_flight_and_never_overshoot():
+    from ragmeter.llm.cost import MIN_COMPLETION_TOKENS, BudgetBusy
+
+    prices = PriceTable.with_overrides({"m": Price(prompt=1.0, completion=1.0)})
+    tracker = CostTracker("m", prices, max_cost=0.001)  # 1,000 tokens at $1 per million
+    first = tracker.reserve(100)
+    assert first.max_tokens == 1000 - 125  # the prompt is set aside with 25% to spare
+    with pytest.raises(BudgetBusy):  # only the call in flight keeps this one out
+        tracker.reserve(100)
+    tracker.record(Usage(1, 100, 300), cached=False)
+    tracker.release(first)
+    second = tracker.reserve(100)
+    assert second.max_tokens == 1000 - 400 - 125
+    assert (tracker.cost or 0) + second.cost <= 0.001
+    tracker.release(second)
+    tracker.record(Usage(1, 100, 1000 - 400 - 100 - MIN_COMPLETION_TOKENS + 1), cached=False)
+    with pytest.raises(CostLimitReached):  # the unspent budget itself is too small now
+        tracker.reserve(100)
+    with pytest.raises(CostLimitReached):  # and it stays stopped
+        tracker.reserve(1)
