@@ -1,5 +1,5 @@
-"""Text similarity for answer relevancy: a remote /embeddings endpoint, the local MiniLM, or
-character bigrams (for Chinese, or when no embedder is installed)."""
+"""Text similarity for answer relevancy: a remote /embeddings endpoint, local models (MiniLM for
+English, USE multilingual v3 for Chinese), or character bigrams when no model is installed."""
 
 from __future__ import annotations
 
@@ -60,16 +60,20 @@ class BigramSimilarity:
 
 
 class LocalSimilarity:
-    """The local MiniLM for English (if installed), character bigrams otherwise.
+    """Local embeddings: MiniLM for English, USE multilingual v3 for Chinese.
 
-    The model loads in a worker thread (about a second), never on the event loop, so judge
-    calls keep flowing meanwhile; :meth:`prefetch` starts loading before it is needed.
+    English falls back to USE when MiniLM is not installed; either language falls back to
+    character bigrams when its model is not installed (``name`` says which were used, and goes
+    into the judge's fingerprint). Models load in a worker thread (MiniLM about a second, USE
+    about two), never on the event loop, so judge calls keep flowing meanwhile;
+    :meth:`prefetch` starts loading before they are needed.
     """
 
     def __init__(self) -> None:
         self._embedder: Any = None
         self._loaded = False
         self._load_lock = threading.Lock()
+        self._use_prefetched = False
         self._bigram = BigramSimilarity()
 
     def _load(self) -> Any:
@@ -81,7 +85,7 @@ class LocalSimilarity:
                     self._embedder = load_local_embedder()
                     if self._embedder is not None:
                         self._embedder.embed(["warm up"])  # the first inference is slow
-                except Exception:  # not installed or model files missing: bigrams still work
+                except Exception:  # not installed or model files missing: fall back
                     self._embedder = None
                 self._loaded = True
         return self._embedder
@@ -90,25 +94,51 @@ class LocalSimilarity:
         """Load the model now (blocking); whether MiniLM is available."""
         return self._load() is not None
 
-    def prefetch(self) -> None:
-        """Start loading the model in the background (no-op once started)."""
-        if not self._loaded and not self._load_lock.locked():
+    def prefetch(self, lang: str = "en") -> None:
+        """Start loading the model ``lang`` needs in the background (no-op once started)."""
+        if lang == "zh":
+            if not self._use_prefetched and _use_available():
+                self._use_prefetched = True
+                threading.Thread(target=_load_use_quietly, name="ragmeter-use", daemon=True).start()
+        elif not self._loaded and not self._load_lock.locked():
             threading.Thread(target=self._load, name="ragmeter-minilm", daemon=True).start()
 
     @property
     def name(self) -> str:
         embedder = self._load()
         model = getattr(embedder, "name", "minilm") if embedder is not None else None
+        if _use_available():
+            from ..embeddings.use import MODEL_NAME as use
+
+            return f"{model}+{use}(zh)" if model else use
         return f"{model}+char-bigram(zh)" if model else "char-bigram"
 
     async def similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]:
-        if lang == "zh":
-            return await self._bigram.similarity(anchor, texts, lang)
-        embedder = self._embedder if self._loaded else await asyncio.to_thread(self._load)
+        embedder = None
+        if lang != "zh":
+            embedder = self._embedder if self._loaded else await asyncio.to_thread(self._load)
+        if embedder is None and _use_available():
+            from ..embeddings import load_use_embedder
+
+            embedder = await asyncio.to_thread(load_use_embedder)
         if embedder is None:
             return await self._bigram.similarity(anchor, texts, lang)
         vectors = await asyncio.to_thread(embedder.embed, [anchor, *texts])
         return [float(vectors[0] @ vectors[i]) for i in range(1, len(texts) + 1)]
+
+
+def _use_available() -> bool:
+    from ..embeddings.use import use_available
+
+    return use_available()
+
+
+def _load_use_quietly() -> None:
+    """Prefetch USE; a failure is raised again, with its fix, where the model is used."""
+    from ..embeddings import load_use_embedder
+
+    with contextlib.suppress(Exception):
+        load_use_embedder()
 
 
 @dataclass

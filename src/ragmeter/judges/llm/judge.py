@@ -123,8 +123,8 @@ class OpenAIJudge:
         self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS
     ) -> dict[MetricName, MetricResult]:
         prefetch = getattr(self.context.similarity, "prefetch", None)
-        if prefetch is not None and "answer_relevancy" in metrics and sample.lang == "en":
-            prefetch()  # load the local model while the first calls are out
+        if prefetch is not None and "answer_relevancy" in metrics:
+            prefetch(sample.lang)  # load the local model while the first calls are out
         results = await asyncio.gather(*(self._one(sample, m) for m in metrics))
         return dict(zip(metrics, results, strict=True))
 
