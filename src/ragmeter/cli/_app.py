@@ -34,7 +34,9 @@ T = TypeVar("T")
 
 def fail(message: str, code: int = EXIT_LOAD_ERROR) -> NoReturn:
     """Print one error line to stderr and exit."""
-    typer.echo(f"error: {message}", err=True)
+    from ..report.safe import printable
+
+    typer.echo(f"error: {printable(message)}", err=True)
     raise typer.Exit(code)
 
 

@@ -171,12 +171,15 @@ def _judge_labels(
 
 def render_calibration(calibration: Calibration, console: Console) -> None:
     """The readable calibration report."""
+    from rich.markup import escape
     from rich.table import Table
+
+    from ..report.safe import printable
 
     judge = calibration.judge
     console.print(
-        f"[bold]ragmeter calibrate[/bold] · judge: {judge.kind} ({judge.model}) · "
-        f"{calibration.n_cases} labelled cases"
+        f"[bold]ragmeter calibrate[/bold] · judge: {escape(printable(judge.kind))} "
+        f"({escape(printable(judge.model))}) · {calibration.n_cases} labelled cases"
     )
     table = Table(title="Agreement with people (95% bootstrap interval)", title_justify="left")
     for column in ("metric", "labels", "n", "measure", "value", "95% CI", "unscored"):
@@ -224,8 +227,10 @@ def render_calibration(calibration: Calibration, console: Console) -> None:
         console.print(f"\n[bold]{name}[/bold]: worst disagreements (human vs judge)")
         for d in part.disagreements:
             console.print(
-                f"  {d.case_id}: human {d.human:.2f} · judge {d.judge:.2f} · {d.question}",
+                printable(
+                    f"  {d.case_id}: human {d.human:.2f} · judge {d.judge:.2f} · {d.question}"
+                ),
                 markup=False,
             )
             if d.reason:
-                console.print(f"      {d.reason}", style="dim", markup=False)
+                console.print(f"      {printable(d.reason)}", style="dim", markup=False)

@@ -9,7 +9,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
+from ..report.safe import printable
 from ._app import app, fail, make_console, user_errors
 
 
@@ -24,7 +26,7 @@ def _print_comparison(comparison: object, console: Console, limit: int) -> None:
 
     assert isinstance(comparison, Comparison)
     for problem in comparison.problems:
-        console.print(f"[yellow]warning:[/yellow] {problem}")
+        console.print(f"[yellow]warning:[/yellow] {escape(printable(problem))}")
     conf = f"{100 * comparison.confidence:.0f}%"
     table = Table(
         title=f"new − base, paired over cases scored in both ({conf} paired bootstrap interval)",
@@ -60,7 +62,7 @@ def _print_comparison(comparison: object, console: Console, limit: int) -> None:
                 d = per_metric[metric]
                 mark = "*" if d.significant else ""
                 cells.append("—" if d.diff is None else f"{d.diff:+.2f}{mark} ({d.n_paired})")
-            cats.add_row(category, *cells)
+            cats.add_row(Text(printable(category)), *cells)
         console.print(cats)
         console.print("[dim]* significant at the interval's level[/dim]")
     for title, changes, style in (
@@ -71,21 +73,24 @@ def _print_comparison(comparison: object, console: Console, limit: int) -> None:
         for change in changes[:limit]:
             console.print(
                 f"[{style}]{change.diff:+.2f}[/{style}] {change.metric} {change.base:.2f} → "
-                f"{change.new:.2f}  [bold]{escape(change.case_id)}[/bold] "
-                f"{escape('[' + change.category + ']')} {escape(change.question[:90])}",
+                f"{change.new:.2f}  [bold]{escape(printable(change.case_id))}[/bold] "
+                f"{escape(printable('[' + change.category + ']'))} "
+                f"{escape(printable(change.question[:90]))}",
                 markup=True,
                 highlight=False,
             )
             for line in change.evidence[:3]:
-                console.print(f"    • {line}", markup=False, highlight=False)
+                console.print(f"    • {printable(line)}", markup=False, highlight=False)
         if len(changes) > limit:
             console.print(f"[dim]… {len(changes) - limit} more (--limit, --json)[/dim]")
     if comparison.claim_changes:
         console.print(f"\n[bold]Claims whose verdict changed: {len(comparison.claim_changes)}")
         for claim in comparison.claim_changes[:limit]:
             console.print(
-                f"  {claim.case_id}: «{claim.claim[:100]}» {claim.base_verdict} → "
-                f"{claim.new_verdict}",
+                printable(
+                    f"  {claim.case_id}: «{claim.claim[:100]}» {claim.base_verdict} → "
+                    f"{claim.new_verdict}"
+                ),
                 markup=False,
                 highlight=False,
             )
@@ -97,7 +102,8 @@ def _print_comparison(comparison: object, console: Console, limit: int) -> None:
         if ids:
             shown = ", ".join(ids[:10]) + (" …" if len(ids) > 10 else "")
             console.print(
-                f"[yellow]{len(ids)} cases {label}:[/yellow] {escape(shown)}", highlight=False
+                f"[yellow]{len(ids)} cases {label}:[/yellow] {escape(printable(shown))}",
+                highlight=False,
             )
 
 

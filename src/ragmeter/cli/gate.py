@@ -46,6 +46,7 @@ def gate(
     """
     from ..config import load_settings
     from ..gate import gate_run
+    from ..report.safe import printable
     from ..results import load_run
 
     with user_errors():
@@ -86,9 +87,9 @@ def gate(
             + (f" · mean of {result.repeats} judgements" if result.repeats > 1 else "")
         )
         for verdict in result.verdicts:
-            typer.echo(verdict.line)
+            typer.echo(printable(verdict.line))
         for warning in result.warnings:
-            typer.echo(f"warning: {warning}")
+            typer.echo(f"warning: {printable(warning)}")
         typer.echo(_closing_line(result))
     if not result.passed:
         raise typer.Exit(EXIT_GATE_FAILED)

@@ -27,8 +27,10 @@ def finish_run(result: RunResult, results_path: Path) -> None:
     health = result.health
     if health is None or health.ok:
         return
+    from ..report.safe import printable
+
     for problem in health.problems:
-        typer.echo(f"error: {problem}", err=True)
+        typer.echo(f"error: {printable(problem)}", err=True)
     typer.echo(
         f"error: incomplete run (exit {health.exit_code}): not every metric was measured; "
         "see Unscored above",

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..judges.base import METRICS, MetricName
 from ..results import CaseResult, RunResult
+from .safe import printable
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,8 @@ class Failure:
 
 
 def _short(text: str, limit: int = 110) -> str:
-    text = " ".join(text.split())
+    """`text` on one line, printable, cut to `limit` characters."""
+    text = printable(" ".join(text.split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

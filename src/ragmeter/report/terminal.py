@@ -11,6 +11,7 @@ from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..results import MetricSummary, RunResult
 from .calibration import calibration_lines
 from .failures import _short, collect_failures
+from .safe import printable
 
 _BARS = "▁▂▃▄▅▆▇█"
 
@@ -70,7 +71,7 @@ def unscored_table(run: RunResult) -> Table | None:
                 Text(_short(cause, 80)),
                 metrics,
                 str(group.n_cases),
-                Text(", ".join(group.example_ids) + more),
+                Text(printable(", ".join(group.example_ids) + more)),
             )
         return table
     rows = [
@@ -113,7 +114,7 @@ def health_lines(run: RunResult) -> list[Text]:
     if health is None or health.ok:
         return []
     lines = [Text("Incomplete run: these numbers are not a full measurement", style="bold red")]
-    lines.extend(Text(f"  • {problem}", style="red") for problem in health.problems)
+    lines.extend(Text(f"  • {printable(problem)}", style="red") for problem in health.problems)
     return lines
 
 
@@ -131,7 +132,7 @@ def category_table(run: RunResult) -> Table:
                 if stats is None or stats.mean is None
                 else f"{stats.mean:.2f} ({stats.n_scored})"
             )
-        table.add_row(category, *cells)
+        table.add_row(Text(printable(category)), *cells)
     return table
 
 
@@ -141,7 +142,7 @@ def diagnosis_panel(run: RunResult) -> Panel:
     styles = {"fix-first": "bold red", "weak": "yellow", "ok": "green", "unknown": "dim"}
     for finding in diag.findings:
         line = Text(f"  [{finding.stage}] ", style="dim")
-        line.append(finding.message, style=styles.get(finding.severity, ""))
+        line.append(printable(finding.message), style=styles.get(finding.severity, ""))
         lines.append(line)
         if finding.advice and finding.severity in ("fix-first", "weak"):
             lines.append(Text(f"      → {finding.advice}", style="dim"))
@@ -157,7 +158,7 @@ def failures_group(run: RunResult, limit: int) -> Group:
     for failure in failures[:limit]:
         case = failure.case
         title = Text(f"\n{failure.score:.2f}  {failure.metric}  ", style="bold red")
-        title.append(f"{case.id} [{case.category}, {case.lang}] ", style="bold")
+        title.append(printable(f"{case.id} [{case.category}, {case.lang}] "), style="bold")
         title.append(_short(case.question, 90))
         items.append(title)
         if failure.metric != "context_recall" and case.answer:
@@ -180,16 +181,19 @@ def render_terminal(
     console = console or Console()
     info = run.run
     judge = run.judge
-    console.print(
-        f"[bold]ragmeter[/bold] · {run.summary.n_cases} cases · "
-        f"pipeline: {info.pipeline or '—'} · judge: {judge.kind} ({judge.model}) · "
-        f"{'—' if info.seconds is None else info.seconds} s"
+    header = Text("ragmeter", style="bold")
+    header.append(
+        printable(
+            f" · {run.summary.n_cases} cases · pipeline: {info.pipeline or '—'} · judge: "
+            f"{judge.kind} ({judge.model}) · {'—' if info.seconds is None else info.seconds} s"
+        )
     )
+    console.print(header)
     spend = spend_line(run)
     if spend:
         console.print(spend, style="dim", markup=False)
     for warning in info.warnings:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        console.print(Text("warning: ", style="yellow") + Text(printable(warning)))
     for line in calibration_lines(run):
         console.print(line, style="dim", markup=False)
     if run.summary.n_pipeline_errors:
