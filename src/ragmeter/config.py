@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -57,6 +57,12 @@ class JudgeSettings(BaseModel):
     """`llama`: tokens of context per slot (default 4096)."""
     parallel: int | None = None
     """`llama`: calls the server decodes at once (default 1)."""
+    faithfulness_mode: Literal["json", "verifier"] | None = None
+    """LLM judges: `json` (claims verified in one call, with reasons) or `verifier` (one
+    Yes/No token per claim and evidence window, scored by its probability); default: `json`,
+    and for `llama` the mode its README section names."""
+    context_recall_mode: Literal["json", "verifier"] | None = None
+    """LLM judges: the same choice for context recall."""
 
 
 DEFAULT_FLOORS: dict[MetricName, float] = {"faithfulness": 0.85, "answer_relevancy": 0.80}

@@ -98,4 +98,9 @@ def _shared_llm_fields(settings: JudgeSettings) -> dict[str, Any]:
         "generator_model": settings.generator_model,
         "timeout": settings.timeout,
         "concurrency": settings.concurrency,
+        **{
+            key: value
+            for key in ("faithfulness_mode", "context_recall_mode")
+            if (value := getattr(settings, key)) is not None
+        },
     }

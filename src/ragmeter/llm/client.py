@@ -124,9 +124,15 @@ class ChatClient:
         return self._sdk
 
     def request_key(
-        self, messages: list[Message], response_format: dict[str, Any] | None, salt: int = 0
+        self,
+        messages: list[Message],
+        response_format: dict[str, Any] | None,
+        salt: int = 0,
+        max_tokens: int | None = None,
     ) -> str:
         params: dict[str, Any] = {"temperature": self.temperature, **self.extra_params}
+        if max_tokens is not None:
+            params["max_tokens"] = max_tokens
         if self.top_logprobs:
             params["top_logprobs"] = self.top_logprobs
         if salt:
@@ -149,15 +155,17 @@ class ChatClient:
         metric: str | None = None,
         case_id: str | None = None,
         salt: int = 0,
+        max_tokens: int | None = None,
     ) -> ChatResponse:
-        """One chat completion, from the cache when possible.
+        """One chat completion, from the cache when possible; ``max_tokens`` caps the reply
+        (a one-token verdict), and a reply it cut off is cached like any other.
 
         Raises :class:`LLMCallError` (or a subclass) when the endpoint fails for good,
         :class:`CostLimitReached` when the budget is spent, and :class:`JudgeUnavailable` when
         the endpoint refused the key or model (then, for every later call, without sending).
         """
         assert self.tracker is not None
-        key = self.request_key(messages, response_format, salt)
+        key = self.request_key(messages, response_format, salt, max_tokens)
         if self.use_cache:
             hit = self.cache.get(key)
             if hit is not None:
@@ -175,10 +183,14 @@ class ChatClient:
             raise JudgeUnavailable(str(self._unavailable))
         reservation = await self._reserve(estimate_prompt_tokens(messages, response_format))
         asked_logprobs = bool(self.top_logprobs)
+        cap = reservation.max_tokens
+        if max_tokens is not None:
+            cap = max_tokens if cap is None else min(cap, max_tokens)
+        own_cap = max_tokens is not None and cap == max_tokens  # a cut-off reply is the answer
         try:
             try:
                 return await self._send(
-                    messages, response_format, key, reservation.max_tokens, metric, case_id, salt
+                    messages, response_format, key, cap, metric, case_id, salt, own_cap
                 )
             except LLMCallError as exc:
                 if not (asked_logprobs and exc.status == 400 and "logprob" in exc.body.lower()):
@@ -189,9 +201,9 @@ class ChatClient:
                         f"{self.model} at {self.base_url or 'api.openai.com'} refused token "
                         f"log-probabilities ({exc.body[:120]}): verdicts are 0/1, not graded"
                     )
-                key = self.request_key(messages, response_format, salt)
+                key = self.request_key(messages, response_format, salt, max_tokens)
                 return await self._send(
-                    messages, response_format, key, reservation.max_tokens, metric, case_id, salt
+                    messages, response_format, key, cap, metric, case_id, salt, own_cap
                 )
         finally:
             self.tracker.release(reservation)
@@ -214,6 +226,7 @@ class ChatClient:
         metric: str | None,
         case_id: str | None,
         salt: int,
+        asked_cap: bool = False,
     ) -> ChatResponse:
         assert self.tracker is not None
         sdk = self._client()
@@ -279,7 +292,7 @@ class ChatClient:
         else:  # some servers report no usage: count it ourselves so budgets still hold
             prompt_tokens = estimate_prompt_tokens(messages, response_format)
             completion_tokens = count_tokens(text)
-        if choice.finish_reason == "length":  # cut off (by a budget's max_tokens): not cached
+        if choice.finish_reason == "length" and not asked_cap:  # cut off by a budget: not cached
             response = ChatResponse(text, key, prompt_tokens, completion_tokens, logprobs=tokens)
             self.tracker.record(response.usage, cached=False, metric=metric, case_id=case_id)
             return response

@@ -47,13 +47,15 @@ VERDICT_TOKENS: tuple[frozenset[str], ...] = (
     frozenset({"supported", "contradicted", "not_verifiable"}),
     frozenset({"true", "false"}),
 )
+VERIFIER_TOKENS = frozenset({"Yes", "No"})
+"""A one-token verifier reply (the whole reply is Yes or No)."""
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 
 
 def fake_logprobs(text: str, request: FakeRequest, confidence: ConfidenceFn) -> list[dict]:
     """OpenAI-style ``logprobs.content`` for `text`: words, spaces and punctuation as tokens,
-    each certain except verdict values (labels, true/false after a key), whose siblings share
-    what `confidence` leaves."""
+    each certain except verdict values (labels, true/false after a key, a reply that is just Yes
+    or No), whose siblings share what `confidence` leaves."""
     content = []
     n = 0
     written = ""
@@ -61,6 +63,8 @@ def fake_logprobs(text: str, request: FakeRequest, confidence: ConfidenceFn) -> 
         before, written = written, written + token
         is_value = before.rstrip(' "').endswith(":")  # a JSON value, not a key or prose
         family = next((f for f in VERDICT_TOKENS if token in f), None) if is_value else None
+        if token == text and token in VERIFIER_TOKENS:
+            family = VERIFIER_TOKENS
         if family is None:
             content.append(
                 {"token": token, "logprob": 0.0, "top_logprobs": [{"token": token, "logprob": 0.0}]}

@@ -211,6 +211,9 @@ class Smart:
             "ContextRecallPoints": self.recall,
         }.get(request.schema_name or "")
         if handler is None:
+            blocks = request.blocks()
+            if request.schema_name is None and {"EVIDENCE", "CLAIM"} <= blocks.keys():
+                return self.verify_one(blocks)
             return schema_valid(request)
         return json.dumps(handler(request.blocks(), request.task_text), ensure_ascii=False)
 
@@ -251,6 +254,13 @@ class Smart:
                 }
             )
         return {"verdicts": out}
+
+    def verify_one(self, blocks: dict[str, str]) -> str:
+        """A one-token verifier reply: Yes when the claim's words are in the evidence."""
+        claim, evidence = blocks["CLAIM"], blocks["EVIDENCE"]
+        if set(_NUMBER.findall(claim)) - set(_NUMBER.findall(evidence)):
+            return "No"
+        return "Yes" if overlap(claim, evidence) >= self.threshold else "No"
 
     def relevancy(self, blocks: dict[str, str], task: str) -> dict[str, Any]:
         answer, question = blocks.get("ANSWER", ""), blocks.get("QUESTION", "")

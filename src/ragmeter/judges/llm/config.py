@@ -73,3 +73,9 @@ class LLMJudgeConfig(BaseModel):
     """Metrics scored from verdict probabilities (faithfulness = mean P(supported) over the
     claims, context recall = mean P(attributed), context precision = average precision
     weighted by P(useful)) instead of 0/1 verdicts, where the endpoint gives them."""
+    faithfulness_mode: Literal["json", "verifier"] = "json"
+    """``json``: one call verifies all claims with reasons; ``verifier``: one call per claim and
+    evidence window, one output token (Yes/No) scored by its probability (fast on llama.cpp,
+    whose prompt cache shares each window's prefill across the claims)."""
+    context_recall_mode: Literal["json", "verifier"] = "json"
+    """The same choice for context recall: the reference split into points, each verified."""

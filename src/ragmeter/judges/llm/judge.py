@@ -22,6 +22,7 @@ from .precision import judge_context_precision
 from .prompts import prompt_version
 from .recall import judge_context_recall
 from .relevancy import judge_answer_relevancy
+from .verifier import verifier_prompt_version, verify_context_recall, verify_faithfulness
 
 MetricFn = Callable[[JudgeContext, Sample], Awaitable[MetricResult]]
 METRIC_FUNCTIONS: dict[MetricName, MetricFn] = {
@@ -90,6 +91,11 @@ class OpenAIJudge:
         self.context = JudgeContext(
             self.caller, similarity, config.n_questions, graded=frozenset(config.graded)
         )
+        self.functions = dict(METRIC_FUNCTIONS)
+        if config.faithfulness_mode == "verifier":
+            self.functions["faithfulness"] = verify_faithfulness
+        if config.context_recall_mode == "verifier":
+            self.functions["context_recall"] = verify_context_recall
 
     def fingerprint(self) -> JudgeFingerprint:
         return JudgeFingerprint(
@@ -101,8 +107,21 @@ class OpenAIJudge:
                 "n_questions": self.config.n_questions,
                 "embedding": self.context.similarity.name,
                 **({"graded": sorted(self.config.graded)} if self.config.graded else {}),
+                **self._verifier_params(),
             },
         )
+
+    def _verifier_params(self) -> dict[str, str]:
+        """The verifier-mode settings and prompts, only when a metric uses them."""
+        modes = {
+            f"{m}_mode": "verifier"
+            for m, mode in (
+                ("faithfulness", self.config.faithfulness_mode),
+                ("context_recall", self.config.context_recall_mode),
+            )
+            if mode == "verifier"
+        }
+        return {**modes, "verifier_prompts": verifier_prompt_version()} if modes else {}
 
     @property
     def warning(self) -> str | None:
@@ -130,7 +149,7 @@ class OpenAIJudge:
 
     async def _one(self, sample: Sample, metric: MetricName) -> MetricResult:
         try:
-            return await METRIC_FUNCTIONS[metric](self.context, sample)
+            return await self.functions[metric](self.context, sample)
         except JudgeUnavailable:  # nothing else can be judged either: stop the run
             raise
         except Exception as exc:  # one metric's failure must not stop the case or the run
