@@ -119,3 +119,16 @@ async def test_without_the_package_chinese_falls_back_to_bigrams(monkeypatch, tm
     question, relevant, _ = CASES["zh"][0]
     sims = await similarity.similarity(question, relevant, "zh")
     assert sum(sims) / len(sims) < 0.4  # the old scale, which the fingerprint now names
+
+
+async def test_a_tampered_model_is_an_error_not_a_silent_fallback(monkeypatch):
+    import ragmeter.embeddings.use as use
+    from ragmeter.llm.embeddings import LocalSimilarity
+
+    def tampered(resources):
+        raise RuntimeError("use-multilingual-v3: weights.npz is not the file of the release")
+
+    monkeypatch.setattr(use, "_instance", None)
+    monkeypatch.setattr(use, "check_resources", tampered)
+    with pytest.raises(RuntimeError, match="not the file of the release"):
+        await LocalSimilarity().similarity("退款需要多长时间？", ["退款多久能到账？"], "zh")
