@@ -175,3 +175,14 @@ def test_without_logprobs_the_token_decides_and_the_run_says_so_once(tmp_path, m
     notes = [w for w in run.run.warnings if "log-probabilities" in w]
     assert len(notes) == 1 and said in notes[0] and "verdicts are 0/1, not graded" in notes[0]
     print(notes[0])
+
+
+async def test_dry_run_estimate_counts_the_verifier_calls(tmp_path):
+    with FakeOpenAI(Smart(), confidence=confidence) as server:
+        judge = build_llm_judge(config(server, tmp_path / "a.db", context_recall_mode="verifier"))
+        estimate = judge.estimate([SAMPLE], ("faithfulness", "context_recall"))
+        result = await judge.judge(SAMPLE, ("faithfulness", "context_recall"))
+        await judge.aclose()
+    for metric in ("faithfulness", "context_recall"):
+        assert estimate.by_metric[metric].calls == result[metric].calls
+    assert estimate.calls == 10 + 7  # claims call + 3 x 3 windows; split call + 2 points x 3

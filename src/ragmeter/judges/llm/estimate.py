@@ -19,6 +19,7 @@ from .schemas import (
     FaithfulnessClaims,
     FaithfulnessVerdicts,
 )
+from .verifier import evidence_windows, verifier_messages
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*")
 # Completion tokens per output item, observed on typical judge replies.
@@ -40,9 +41,11 @@ def estimate_run(
     n_questions: int,
     prices: PriceTable,
     mode: OutputMode = "json_schema",
+    verifier: Sequence[MetricName] = (),
 ) -> Estimate:
     """Calls and prompt tokens as the prompts would be sent (claims approximated by the
-    answer's sentences), expected completion tokens, and the cost."""
+    answer's sentences), expected completion tokens, and the cost; metrics in `verifier` are
+    estimated in verifier mode (a one-token call per claim and evidence window)."""
     by_metric = {m: MetricEstimate() for m in metrics}
 
     def add(
@@ -65,6 +68,16 @@ def estimate_run(
         est.prompt_tokens += tokens
         est.completion_tokens += completion
 
+    def add_verifier(metric: MetricName, sample: Sample, claims: list[str]) -> None:
+        est = by_metric[metric]
+        for chunk in sample.contexts:
+            for start, end in evidence_windows(chunk, sample.lang):
+                for claim in claims:
+                    messages = verifier_messages(chunk[start:end], claim, sample.lang)
+                    est.calls += 1
+                    est.prompt_tokens += estimate_prompt_tokens(messages, None, model)
+                    est.completion_tokens += 1
+
     for s in samples:
         has_answer = bool(s.answer.strip())
         retrieval_ok = s.category != "out_of_scope" and bool(s.ground_truth.strip())
@@ -78,7 +91,9 @@ def estimate_run(
                     FaithfulnessClaims,
                     int(count_tokens(s.answer, model) * 1.1) + 10,
                 )
-                if s.contexts:
+                if s.contexts and metric in verifier:
+                    add_verifier(metric, s, claims)
+                elif s.contexts:
                     numbered = "\n".join(f"{i}. {c}" for i, c in enumerate(claims))
                     add(
                         metric,
@@ -108,6 +123,16 @@ def estimate_run(
                     PER_CHUNK_RATING * len(s.contexts) + 10,
                     n_chunks=len(s.contexts),
                 )
+            elif metric == "context_recall" and retrieval_ok and s.contexts and metric in verifier:
+                reference = s.model_copy(update={"answer": s.ground_truth})
+                add(
+                    metric,
+                    reference,
+                    "faithfulness_claims",
+                    FaithfulnessClaims,
+                    int(count_tokens(s.ground_truth, model) * 1.1) + 10,
+                )
+                add_verifier(metric, s, sentences(s.ground_truth) or [s.ground_truth])
             elif metric == "context_recall" and retrieval_ok and s.contexts:
                 points = len(sentences(s.ground_truth)) or 1
                 add(

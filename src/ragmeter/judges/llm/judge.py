@@ -200,6 +200,14 @@ class OpenAIJudge:
             n_questions=self.config.n_questions,
             prices=self.tracker.prices,
             mode=self.caller.mode or "json_schema",
+            verifier=tuple(
+                m
+                for m, mode in (
+                    ("faithfulness", self.config.faithfulness_mode),
+                    ("context_recall", self.config.context_recall_mode),
+                )
+                if mode == "verifier"
+            ),
         )
 
     async def aclose(self) -> None:
