@@ -186,3 +186,15 @@ async def test_dry_run_estimate_counts_the_verifier_calls(tmp_path):
     for metric in ("faithfulness", "context_recall"):
         assert estimate.by_metric[metric].calls == result[metric].calls
     assert estimate.calls == 10 + 7  # claims call + 3 x 3 windows; split call + 2 points x 3
+
+
+async def test_one_call_at_a_time_keeps_each_windows_claims_together(tmp_path):
+    with FakeOpenAI(Smart(), confidence=confidence) as server:
+        cfg = config(server, tmp_path / "a.db").model_copy(update={"concurrency": 1})
+        judge = build_llm_judge(cfg)
+        await judge.judge(SAMPLE, ("faithfulness",))
+        await judge.aclose()
+        calls = sorted(verifier_calls(server), key=lambda r: r.started)
+    prefixes = [c.body["messages"][-1]["content"].split("<<<CLAIM>>>")[0] for c in calls]
+    runs = [p for i, p in enumerate(prefixes) if i == 0 or p != prefixes[i - 1]]
+    assert len(runs) == 3  # window after window, never interleaved (one slot's prompt cache)

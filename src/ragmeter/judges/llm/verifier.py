@@ -125,7 +125,9 @@ async def verify_claims(
     ctx: JudgeContext, sample: Sample, claims: list[str], metric: str, spend: Spend
 ) -> list[Support]:
     """The best window of `sample.contexts` for each claim (None probability: no window's
-    reply said Yes or No). Windows run concurrently, the claims of one window in turn."""
+    reply said Yes or No). As many windows run at once as the client sends calls at once,
+    the claims of one window in turn: interleaved windows would evict each other's prefill
+    from the server's slots."""
     client = ctx.caller.client
     windows = [
         (i, Span(start=s, end=e))
@@ -134,8 +136,13 @@ async def verify_claims(
     ]
     best = [Support() for _ in claims]
     replies: list[ChatResponse] = []
+    lanes = asyncio.Semaphore(max(1, client.concurrency))
 
     async def one_window(chunk_index: int, span: Span) -> None:
+        async with lanes:
+            await window_claims(chunk_index, span)
+
+    async def window_claims(chunk_index: int, span: Span) -> None:
         evidence = sample.contexts[chunk_index][span.start : span.end]
         for c, claim in enumerate(claims):
             reply = await client.complete(
