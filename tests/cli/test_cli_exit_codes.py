@@ -295,3 +295,25 @@ def test_first_ctrl_c_stops_cleanly_and_keeps_previous_results(tmp_path, files):
         f"error: interrupted: nothing written; {out / 'results.json'} is unchanged"
     ]
     assert (out / "results.json").read_text() == '{"previous": true}'
+
+
+def test_an_endpoint_echoing_the_key_never_gets_it_stored_or_printed(tmp_path, files, monkeypatch):
+    cases, answers = files
+    secret = "sk-test-0123456789abcdef"
+    monkeypatch.setenv("JUDGE_KEY", secret)
+    with FakeOpenAI(Smart(), faults=[Fault("unauthorized")]) as server:
+        result = invoke(
+            "run",
+            "--cases",
+            cases,
+            "--answers",
+            answers,
+            "--out",
+            tmp_path / "echo",
+            "--api-key-env",
+            "JUDGE_KEY",
+            *llm_args(server, tmp_path),
+        )
+    assert result.exit_code == 5, result.output
+    assert "Incorrect API key provided: ***" in result.output
+    assert secret not in result.output

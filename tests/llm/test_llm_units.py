@@ -141,3 +141,22 @@ def test_budget_reservations_wait_for_calls_in_flight_and_never_overshoot():
         tracker.reserve(100)
     with pytest.raises(CostLimitReached):  # and it stays stopped
         tracker.reserve(1)
+
+
+def test_redact_hides_keys_key_like_tokens_and_url_passwords():
+    from ragmeter.llm.redact import looks_like_a_key, redact
+
+    text = "bad key sk-abcdefghijklmnop for https://bob:hunter2@api.example/v1, secret=MYKEY123"
+    out = redact(text, ["MYKEY123"])
+    assert "sk-abcdef" not in out and "hunter2" not in out and "MYKEY123" not in out
+    assert "https://***@api.example/v1" in out
+    assert looks_like_a_key("sk-abcdefghijklmnop") and not looks_like_a_key("OPENAI_API_KEY")
+
+
+def test_a_key_given_as_the_variable_name_is_refused_without_echoing_it():
+    from ragmeter.llm import resolve_api_key
+
+    with pytest.raises(ConfigError) as info:
+        resolve_api_key("sk-live-abcdefghijklmnop", "https://api.openai.com/v1")
+    assert "NAME of an environment variable" in str(info.value)
+    assert "abcdefghijklmnop" not in str(info.value)

@@ -15,6 +15,7 @@ from .cache import LLMCache, cache_key
 from .cost import BudgetBusy, CostTracker, PriceTable, Reservation, Usage, count_tokens
 from .errors import LLMCallError
 from .logprobs import TokenLogprob
+from .redact import MASK, looks_like_a_key, redact
 from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
 
 Message = dict[str, str]
@@ -26,6 +27,11 @@ def resolve_api_key(api_key_env: str | None, base_url: str | None) -> str:
     is named. Raises :class:`ConfigError` naming the variable to set otherwise."""
     if not api_key_env:
         return "EMPTY"
+    if looks_like_a_key(api_key_env):
+        raise ConfigError(
+            "--api-key-env (api_key_env) takes the NAME of an environment variable that holds "
+            "the key, not the key itself: export OPENAI_API_KEY=... and pass its name"
+        )
     key = os.environ.get(api_key_env)
     if key:
         return key
@@ -92,7 +98,8 @@ class ChatClient:
     @property
     def endpoint(self) -> str:
         """``base_url|model``, the identity under which capabilities are remembered."""
-        return f"{self.cache_scope or self.base_url or 'https://api.openai.com/v1'}|{self.model}"
+        where = self.cache_scope or self.base_url or "https://api.openai.com/v1"
+        return f"{redact(where)}|{self.model}"  # stored in the cache: no password in it
 
     def prepare(self) -> None:
         """Build the HTTP client now (tens of milliseconds) rather than on the first call; it
@@ -181,6 +188,31 @@ class ChatClient:
                 return response
         if self._unavailable is not None:
             raise JudgeUnavailable(str(self._unavailable))
+        try:
+            return await self._complete_uncached(
+                messages, response_format, key, metric, case_id, salt, max_tokens
+            )
+        except (LLMCallError, JudgeUnavailable) as exc:
+            message = redact(str(exc), [self._api_key])
+            if message == str(exc):
+                raise
+            # An endpoint echoed a secret: it must not reach results, reports or logs.
+            if isinstance(exc, LLMCallError):
+                body = redact(exc.body, [self._api_key])
+                raise type(exc)(message, status=exc.status, body=body) from None
+            raise JudgeUnavailable(message) from None
+
+    async def _complete_uncached(
+        self,
+        messages: list[Message],
+        response_format: dict[str, Any] | None,
+        key: str,
+        metric: str | None,
+        case_id: str | None,
+        salt: int,
+        max_tokens: int | None,
+    ) -> ChatResponse:
+        """Send one call under the budget, once more without logprobs if they are refused."""
         reservation = await self._reserve(estimate_prompt_tokens(messages, response_format))
         asked_logprobs = bool(self.top_logprobs)
         cap = reservation.max_tokens
@@ -272,7 +304,9 @@ class ChatClient:
                 unreachable_is_fatal=not self._answered,
             )
         except JudgeUnavailable as exc:
-            self._unavailable = self._unavailable or exc
+            self._unavailable = self._unavailable or JudgeUnavailable(
+                redact(str(exc), [self._api_key])
+            )
             raise
         self._answered = True
         try:
@@ -280,6 +314,8 @@ class ChatClient:
             text = choice.message.content or ""
         except (AttributeError, IndexError, TypeError) as exc:
             raise LLMCallError(f"endpoint returned no choices: {completion!r:.200}") from exc
+        if len(self._api_key) >= 8 and self._api_key in text:  # never cache or report the key
+            text = text.replace(self._api_key, MASK)
         tokens = logprobs.from_choice(choice) if self.top_logprobs else None
         if self.top_logprobs and tokens is None and text and self.logprobs_note is None:
             self.logprobs_note = (
@@ -298,7 +334,7 @@ class ChatClient:
             return response
         self.cache.put(
             key,
-            base_url=self.base_url or "",
+            base_url=redact(self.base_url or ""),
             model=self.model,
             request={"messages": messages, "response_format": response_format, "salt": salt},
             response=text,

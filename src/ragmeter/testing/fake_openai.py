@@ -272,7 +272,9 @@ class FakeOpenAI:
                 return fault
         return None
 
-    def _chat(self, body: dict[str, Any], entry: LoggedRequest) -> tuple[int, dict, dict]:
+    def _chat(
+        self, body: dict[str, Any], entry: LoggedRequest, api_key: str = ""
+    ) -> tuple[int, dict, dict]:
         request = FakeRequest.parse(body)
         rf_type = (request.response_format or {}).get("type")
         entry.schema_name, entry.response_format = request.schema_name, rf_type
@@ -302,7 +304,8 @@ class FakeOpenAI:
                 return 500, {}, {"error": {"message": "internal error", "type": "server_error"}}
             if fault.kind == "unauthorized":
                 error = {
-                    "message": "Incorrect API key provided",
+                    # Some servers echo the key they were given; the client must not keep it.
+                    "message": f"Incorrect API key provided: {api_key}",
                     "type": "invalid_request_error",
                     "code": "invalid_api_key",
                 }
@@ -379,7 +382,8 @@ class FakeOpenAI:
             },
         )
 
-    def handle(self, path: str, body: dict[str, Any]) -> tuple[int, dict, dict]:
+    def handle(self, path: str, body: dict[str, Any], api_key: str = "") -> tuple[int, dict, dict]:
+        """Answer one request; `api_key` is the bearer token it came with."""
         with self._lock:
             now = time.monotonic()
             self._in_flight += 1
@@ -401,7 +405,7 @@ class FakeOpenAI:
             if delay:
                 time.sleep(delay)
             if path.endswith("/chat/completions"):
-                status, headers, payload = self._chat(body, entry)
+                status, headers, payload = self._chat(body, entry, api_key)
             elif path.endswith("/embeddings"):
                 status, headers, payload = self._embeddings(body, entry)
             else:
@@ -457,7 +461,9 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             self._send(400, {}, {"error": {"message": "body is not JSON"}})
             return
-        status, headers, payload = self.fake.handle(self.path, body)
+        auth = self.headers.get("Authorization") or ""
+        key = auth.removeprefix("Bearer ").strip()
+        status, headers, payload = self.fake.handle(self.path, body, api_key=key)
         self._send(status, headers, payload)
 
     def _send(self, status: int, headers: dict[str, str], payload: dict[str, Any]) -> None:
