@@ -52,6 +52,12 @@ def _fresh_modes():
     forget_output_modes()
 
 
+def run_answers(files, out, *args):
+    """`ragmeter run` on the eval set and its precomputed answers, into `out`."""
+    cases, answers = files
+    return invoke("run", "--cases", cases, "--answers", answers, "--out", out, *args)
+
+
 def llm_args(server, tmp_path, *extra):
     return [
         "--judge",
@@ -103,16 +109,10 @@ def test_all_empty_answers_score_zero_and_fail_the_gate(tmp_path, files):
 
 
 def test_rejected_key_stops_at_once_exit_5_nothing_written(tmp_path, files):
-    cases, answers = files
     out = tmp_path / "auth"
     with FakeOpenAI(Smart(), faults=[Fault("unauthorized")]) as server:
-        result = invoke(
-            "run",
-            "--cases",
-            cases,
-            "--answers",
-            answers,
-            "--out",
+        result = run_answers(
+            files,
             out,
             *llm_args(server, tmp_path, "--concurrency", "1"),
         )
@@ -125,15 +125,9 @@ def test_rejected_key_stops_at_once_exit_5_nothing_written(tmp_path, files):
 
 
 def test_unknown_model_stops_with_exit_5(tmp_path, files):
-    cases, answers = files
     with FakeOpenAI(Smart(), faults=[Fault("model_not_found")]) as server:
-        result = invoke(
-            "run",
-            "--cases",
-            cases,
-            "--answers",
-            answers,
-            "--out",
+        result = run_answers(
+            files,
             tmp_path / "m",
             *llm_args(server, tmp_path, "--concurrency", "4"),
         )
@@ -144,14 +138,8 @@ def test_unknown_model_stops_with_exit_5(tmp_path, files):
 
 
 def test_unreachable_judge_stops_with_exit_5(tmp_path, files):
-    cases, answers = files
-    result = invoke(
-        "run",
-        "--cases",
-        cases,
-        "--answers",
-        answers,
-        "--out",
+    result = run_answers(
+        files,
         tmp_path / "u",
         "--judge",
         "openai",
@@ -168,19 +156,13 @@ def test_unreachable_judge_stops_with_exit_5(tmp_path, files):
 
 
 def test_max_cost_is_a_hard_ceiling_and_exits_4(tmp_path, files):
-    cases, answers = files
     config = tmp_path / "ragmeter.toml"
     config.write_text('[judge.prices]\n"judge-model" = [100.0, 400.0]\n')
     out = tmp_path / "budget"
     budget = 0.2
     with FakeOpenAI(Smart()) as server:
-        result = invoke(
-            "run",
-            "--cases",
-            cases,
-            "--answers",
-            answers,
-            "--out",
+        result = run_answers(
+            files,
             out,
             "--config",
             config,
@@ -210,7 +192,7 @@ def test_out_is_checked_before_any_work(tmp_path, files):
     cases, answers = files
     a_file = tmp_path / "notes.txt"
     a_file.write_text("keep me")
-    bad = invoke("run", "--cases", cases, "--answers", answers, "--out", a_file)
+    bad = run_answers(files, a_file)
     assert bad.exit_code == 2 and "is a file" in bad.output
     assert a_file.read_text() == "keep me"
 
@@ -226,7 +208,7 @@ def test_out_is_checked_before_any_work(tmp_path, files):
     )
     assert first.exit_code == 0, first.output
     stored = (tmp_path / "r" / "results.json").read_text()
-    again = invoke("run", "--cases", cases, "--answers", answers, "--out", tmp_path / "r")
+    again = run_answers(files, tmp_path / "r")
     assert again.exit_code == 2 and "--overwrite" in again.output
     assert (tmp_path / "r" / "results.json").read_text() == stored
     replaced = invoke(
@@ -298,17 +280,11 @@ def test_first_ctrl_c_stops_cleanly_and_keeps_previous_results(tmp_path, files):
 
 
 def test_an_endpoint_echoing_the_key_never_gets_it_stored_or_printed(tmp_path, files, monkeypatch):
-    cases, answers = files
     secret = "sk-test-0123456789abcdef"
     monkeypatch.setenv("JUDGE_KEY", secret)
     with FakeOpenAI(Smart(), faults=[Fault("unauthorized")]) as server:
-        result = invoke(
-            "run",
-            "--cases",
-            cases,
-            "--answers",
-            answers,
-            "--out",
+        result = run_answers(
+            files,
             tmp_path / "echo",
             "--api-key-env",
             "JUDGE_KEY",
