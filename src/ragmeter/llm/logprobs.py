@@ -103,10 +103,16 @@ def field_probabilities(
     ``{True: "true"}`` keyed by name) at the token where the value starts.
 
     Returns one entry per occurrence (None where it cannot be read); an empty list when the
-    tokens do not spell out `text` (a server that reports other text than it returned).
+    tokens do not spell out `text` (a server that reports other text than it returned). Tokens
+    that spell `text` inside more (llama.cpp returns the JSON of a reply the model wrapped in a
+    Markdown code fence, while its tokens keep the fence) are read at `text`'s one place there.
     """
-    if not tokens or "".join(t.token for t in tokens) != text:
+    if not tokens or not text:
         return []
+    spelled = "".join(t.token for t in tokens)
+    if spelled.count(text) != 1:
+        return []
+    base = spelled.index(text)
     starts = []
     offset = 0
     for token in tokens:
@@ -114,8 +120,8 @@ def field_probabilities(
         offset += len(token.token)
     out: list[dict[str, float] | None] = []
     for match in re.finditer(rf'"{re.escape(field)}"\s*:\s*"?', text):
-        position = match.end()
-        if position >= len(text):
+        position = base + match.end()
+        if position >= base + len(text):
             out.append(None)
             continue
         index = bisect.bisect_right(starts, position) - 1

@@ -150,3 +150,15 @@ def test_without_logprobs_verdicts_stay_0_1_and_the_run_says_so_once(tmp_path, m
         assert all(c.confidence is None for c in faith.evidence.claims)
     notes = [w for w in run.run.warnings if "log-probabilities" in w]
     assert len(notes) == 1 and said in notes[0] and "verdicts are 0/1, not graded" in notes[0]
+
+
+def test_tokens_that_wrap_the_reply_in_a_code_fence_are_read_where_it_lies():
+    # llama.cpp returns the JSON alone while the tokens keep the model's Markdown fence
+    tokens = [tok("```json\n"), tok('{"verdict": "'), tok("supported", 0.8, ("not", 0.2))]
+    tokens += [tok('"}'), tok("\n```")]
+    text = '{"verdict": "supported"}'
+    assert field_probabilities(text, tokens, "verdict", LABELS) == [
+        pytest.approx({"supported": 0.8, "contradicted": 0.0, "no": 0.2})
+    ]
+    twice = [*tokens, tok(text)]  # the reply spelled twice: its place is ambiguous
+    assert field_probabilities(text, twice, "verdict", LABELS) == []
