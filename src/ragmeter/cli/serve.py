@@ -30,7 +30,7 @@ def serve_judge(
     """Serve the llama judge's model on 127.0.0.1 until Ctrl-C, for other runs and tools.
 
     Prints the OpenAI-compatible base URL and the `ragmeter run` line that judges with it.
-    Defaults come from the `[judge]` table of ragmeter.toml when its kind is `llama`.
+    Defaults come from the `\\[judge]` table of ragmeter.toml when its kind is `llama`.
     """
     from ..config import load_settings
     from ..llama import LlamaServer, ServerOptions, resolve_model
