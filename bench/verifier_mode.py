@@ -135,6 +135,26 @@ def save(part: str, payload: dict[str, Any]) -> None:
 
 # ---- speed ----------------------------------------------------------------------------------
 
+TIMINGS: list[dict[str, float]] = []
+"""llama.cpp's own `timings` of each reply (prompt_n, cache_n, prompt_ms, predicted_ms)."""
+
+
+def record_server_timings() -> None:
+    """Keep the `timings` llama.cpp adds to each reply: server compute time apart from the
+    queue (a shared server's slots are taken by other clients too)."""
+    import openai
+
+    post = openai.AsyncOpenAI.post
+
+    async def recorded(self: Any, *args: Any, **kwargs: Any) -> Any:
+        out = await post(self, *args, **kwargs)
+        timings = (getattr(out, "model_extra", None) or {}).get("timings")
+        if timings:
+            TIMINGS.append(timings)
+        return out
+
+    openai.AsyncOpenAI.post = recorded  # type: ignore[method-assign]
+
 
 def demo_samples(n_en: int, n_zh: int) -> list[Sample]:
     from common import demo_outputs
@@ -170,9 +190,14 @@ async def speed(args: argparse.Namespace, samples: list[Sample]) -> None:
         for mode in order:
             judge = judges[mode]
             before = judge.stats()
+            TIMINGS.clear()
             started = time.perf_counter()
             result = (await judge.judge(sample, ("faithfulness",)))["faithfulness"]
             seconds = time.perf_counter() - started
+            server = {
+                key: round(sum(t.get(key, 0) for t in TIMINGS), 1)
+                for key in ("prompt_n", "cache_n", "prompt_ms", "predicted_n", "predicted_ms")
+            }
             calls, tokens = usage(before, judge.stats())
             rows.append(
                 {
@@ -185,9 +210,13 @@ async def speed(args: argparse.Namespace, samples: list[Sample]) -> None:
                     "claims": len(result.evidence.claims),
                     "score": result.score,
                     "unscored": result.unscored_reason,
+                    "server": server,
                 }
             )
-            print(f"… {sample.case_id} {mode}: {seconds:.1f} s, {calls} calls", file=sys.stderr)
+            print(
+                f"… {sample.case_id} {mode}: {seconds:.1f} s, {calls} calls, server {server}",
+                file=sys.stderr,
+            )
             save("speed", {"model": args.model, "cases": rows})
     for judge in judges.values():
         await judge.aclose()
@@ -216,9 +245,21 @@ def speed_table(data: dict[str, Any]) -> None:
                     secs[n // 2],
                     round(sum(r["calls"] for r in picked) / n, 1),
                     round(sum(r["tokens"] for r in picked) / n),
+                    server_seconds(picked),
+                    round(sum(r.get("server", {}).get("prompt_n", 0) for r in picked) / n),
+                    round(sum(r.get("server", {}).get("cache_n", 0) for r in picked) / n),
                 ]
             )
-    print_table(["mode", "lang", "n", "mean s", "median s", "calls", "tokens"], table)
+    head = ["mode", "lang", "n", "mean s", "median s", "calls", "tokens", "server s"]
+    print_table([*head, "prefilled", "from cache"], table)
+
+
+def server_seconds(rows: list[dict[str, Any]]) -> float | None:
+    """Mean seconds the server spent computing a case (prompt + generation), queue apart."""
+    known = [r["server"] for r in rows if r.get("server")]
+    if not known:
+        return None
+    return round(sum(s["prompt_ms"] + s["predicted_ms"] for s in known) / len(known) / 1000, 1)
 
 
 # ---- agreement ------------------------------------------------------------------------------
@@ -330,6 +371,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=None, help="call cache (default: ragmeter's)")
     args = parser.parse_args()
     if args.part == "speed":
+        record_server_timings()
         asyncio.run(speed(args, demo_samples(args.en, args.zh)))
     elif args.part == "agreement":
         if args.cache is None:

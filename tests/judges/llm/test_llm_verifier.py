@@ -198,3 +198,40 @@ async def test_one_call_at_a_time_keeps_each_windows_claims_together(tmp_path):
     prefixes = [c.body["messages"][-1]["content"].split("<<<CLAIM>>>")[0] for c in calls]
     runs = [p for i, p in enumerate(prefixes) if i == 0 or p != prefixes[i - 1]]
     assert len(runs) == 3  # window after window, never interleaved (one slot's prompt cache)
+
+
+class _Server:
+    """What start_llama_judge needs of a LlamaServer, over the fake endpoint."""
+
+    def __init__(self, base_url):
+        from types import SimpleNamespace
+
+        self.url = base_url
+        self.model = SimpleNamespace(model_id="qwen-test@abc", sha256="abc" * 20)
+        self.options = SimpleNamespace(parallel=1)
+        self.closed = False
+
+    def start(self):
+        return self.url
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.mark.parametrize(
+    ("given", "mode", "graded"),
+    [({}, "verifier", ("faithfulness",)), ({"faithfulness_mode": "json"}, "json", ())],
+)
+async def test_the_llama_judge_defaults_to_graded_verifier_mode(tmp_path, given, mode, graded):
+    from ragmeter.judges.llm.llama import start_llama_judge
+
+    with FakeOpenAI(Smart(), confidence=confidence) as fake:
+        server = _Server(fake.base_url)
+        judge = start_llama_judge(server, cache_path=tmp_path / "a.db", **given)  # type: ignore[arg-type]
+        result = (await judge.judge(SAMPLE, ("faithfulness",)))["faithfulness"]
+        await judge.aclose()
+    assert server.closed
+    assert judge.config.faithfulness_mode == mode and judge.config.graded == graded
+    if mode == "verifier":
+        assert judge.fingerprint().params["faithfulness_mode"] == "verifier"
+        assert result.score == pytest.approx((0.9 + 0.7 + 0.2) / 3)
