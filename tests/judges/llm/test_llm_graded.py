@@ -84,7 +84,7 @@ async def judge_once(server, path, **kw):
 async def test_verdicts_carry_probabilities_and_graded_scores_use_them(tmp_path):
     sure = [0.9, 0.6, 0.8]  # P(chosen) at each verdict word of a reply, in reply order
     with FakeOpenAI(Smart(), confidence=lambda _r, n: sure[n % 3]) as server:
-        hard, _ = await judge_once(server, tmp_path / "a.db")
+        hard, _ = await judge_once(server, tmp_path / "a.db", graded=())
         calls_hard = [
             (r.schema_name, r.prompt_tokens, r.completion_tokens) for r in server.chat_log()
         ]
@@ -162,3 +162,14 @@ def test_tokens_that_wrap_the_reply_in_a_code_fence_are_read_where_it_lies():
     ]
     twice = [*tokens, tok(text)]  # the reply spelled twice: its place is ambiguous
     assert field_probabilities(text, twice, "verdict", LABELS) == []
+
+
+async def test_faithfulness_alone_is_graded_by_default(tmp_path):
+    assert LLMJudgeConfig(model="m").graded == ("faithfulness",)
+    sure = [0.9, 0.6, 0.8]
+    with FakeOpenAI(Smart(), confidence=lambda _r, n: sure[n % 3]) as server:
+        result, judge = await judge_once(server, tmp_path / "a.db")
+    assert result["faithfulness"].score == pytest.approx((0.9 + 0.6 + 0.1) / 3)
+    assert result["context_recall"].score == pytest.approx(1.0)  # 0/1 (graded measured lower)
+    assert result["context_precision"].score == pytest.approx(1.0)  # 0/1 (not measured)
+    assert judge.fingerprint().params["graded"] == ["faithfulness"]

@@ -34,7 +34,7 @@ def _fresh_modes():
 
 def make_judge(server: FakeOpenAI, tmp_path):
     config = LLMJudgeConfig(
-        model="judge-m", base_url=server.base_url, cache_path=tmp_path / "c.sqlite"
+        model="judge-m", base_url=server.base_url, cache_path=tmp_path / "c.sqlite", graded=()
     )
     return build_llm_judge(config)
 

@@ -114,7 +114,7 @@ def make_judge(server: FakeOpenAI, tmp_path, **kw):
         cache_path=tmp_path / "c.sqlite",
         embedding=EmbeddingEndpoint(model="emb", base_url=server.base_url, api_key_env=None),
         backoff_base=0.01,
-        **kw,
+        **{"graded": (), **kw},  # 0/1 scores: these tests count verdicts
     )
     return build_llm_judge(config)
 

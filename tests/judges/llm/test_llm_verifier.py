@@ -109,7 +109,7 @@ async def test_claims_times_windows_evidence_first_scored_by_p_yes(tmp_path):
 async def test_zero_one_score_unless_graded_and_a_rerun_makes_no_calls(tmp_path):
     with FakeOpenAI(Smart(), confidence=confidence) as server:
         for _ in range(2):
-            judge = build_llm_judge(config(server, tmp_path / "a.db"))
+            judge = build_llm_judge(config(server, tmp_path / "a.db", graded=()))
             result = (await judge.judge(SAMPLE, ("faithfulness",)))["faithfulness"]
             stats = judge.stats()
             await judge.aclose()
@@ -220,7 +220,10 @@ class _Server:
 
 @pytest.mark.parametrize(
     ("given", "mode", "graded"),
-    [({}, "verifier", ("faithfulness",)), ({"faithfulness_mode": "json"}, "json", ())],
+    [
+        ({}, "verifier", ("faithfulness",)),
+        ({"faithfulness_mode": "json"}, "json", ("faithfulness",)),
+    ],
 )
 async def test_the_llama_judge_defaults_to_graded_verifier_mode(tmp_path, given, mode, graded):
     from ragmeter.judges.llm.llama import start_llama_judge

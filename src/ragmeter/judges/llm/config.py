@@ -69,10 +69,11 @@ class LLMJudgeConfig(BaseModel):
     """Alternatives per output token to ask for, so each binary verdict carries P(verdict)
     from the same call (0: do not ask). Endpoints that refuse or ignore it give 0/1 verdicts,
     said once in the run's warnings."""
-    graded: tuple[MetricName, ...] = ()
+    graded: tuple[MetricName, ...] = ("faithfulness",)
     """Metrics scored from verdict probabilities (faithfulness = mean P(supported) over the
     claims, context recall = mean P(attributed), context precision = average precision
-    weighted by P(useful)) instead of 0/1 verdicts, where the endpoint gives them."""
+    weighted by P(useful)) instead of 0/1 verdicts, where the endpoint gives them; ``()`` for
+    0/1 scores everywhere. The default follows bench/llm_agreement.py (see the README)."""
     faithfulness_mode: Literal["json", "verifier"] = "json"
     """``json``: one call verifies all claims with reasons; ``verifier``: one call per claim and
     evidence window, one output token (Yes/No) scored by its probability (fast on llama.cpp,
