@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from ..base import JudgeFingerprint, MetricName
+from ..base import JudgeFingerprint
 from .config import LLMJudgeConfig
 from .judge import OpenAIJudge
 
@@ -19,9 +19,8 @@ long prompt, and a timed-out call is sent again from the start."""
 LLAMA_FAITHFULNESS_MODE: Literal["json", "verifier"] = "verifier"
 """Faithfulness mode unless configured: one Yes/No token per claim and evidence window, scored
 by P(Yes), whose evidence prefill llama.cpp's prompt cache shares across a case's claims;
-measured beside the JSON mode with the 1.5B model in bench/verifier_mode.py (README)."""
-LLAMA_VERIFIER_GRADED: tuple[MetricName, ...] = ("faithfulness",)
-"""In that mode, faithfulness is the mean P(supported) over the claims unless configured."""
+measured beside the JSON mode with the 1.5B model in bench/verifier_mode.py (README); scored
+graded like every LLM judge's faithfulness (`LLMJudgeConfig.graded`)."""
 
 
 class LlamaJudge(OpenAIJudge):
@@ -51,7 +50,6 @@ def start_llama_judge(server: LlamaServer, **config: object) -> LlamaJudge:
     """Start ``server`` and build the judge on it; ``config`` holds the other
     :class:`LLMJudgeConfig` fields (cache, concurrency, timeout…). The server is stopped again
     if the judge cannot be built."""
-    verifier = config.get("faithfulness_mode", LLAMA_FAITHFULNESS_MODE) == "verifier"
     base_url = server.start()
     model = server.model
     try:
@@ -60,7 +58,6 @@ def start_llama_judge(server: LlamaServer, **config: object) -> LlamaJudge:
                 "timeout": LLAMA_TIMEOUT,
                 "concurrency": server.options.parallel,
                 "faithfulness_mode": LLAMA_FAITHFULNESS_MODE,
-                **({"graded": LLAMA_VERIFIER_GRADED} if verifier else {}),
                 **config,
                 "model": model.model_id,
                 "base_url": base_url,
