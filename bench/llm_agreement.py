@@ -215,11 +215,12 @@ def fmt(m: dict[str, Any]) -> str:
     return f"{m['value']:.2f}{ci}"
 
 
-def pooled(rows: list[dict[str, Any]], n: int) -> dict[str, Any] | None:
-    """Faithfulness on the first `n` cases of every binary-labelled set, pooled (en + zh)."""
+def pooled(rows: list[dict[str, Any]], n: int | None) -> dict[str, Any] | None:
+    """Faithfulness on the first `n` cases (None: all measured) of every binary-labelled set,
+    pooled (en + zh)."""
     per_set = {}
     for r in sorted(rows, key=lambda r: r["n"]):
-        if r["metric"] == "faithfulness" and PLAN[r["set"]][0] == "balanced" and r["n"] >= n:
+        if r["metric"] == "faithfulness" and PLAN[r["set"]][0] == "balanced" and r["n"] >= (n or 0):
             per_set[r["set"]] = r
     if len(per_set) < 2:
         return None
@@ -247,15 +248,18 @@ def pooled(rows: list[dict[str, Any]], n: int) -> dict[str, Any] | None:
 
 
 def with_pooled(payload: dict[str, Any], n: int = 8) -> None:
-    """Store the pooled faithfulness row of each variant (first `n` cases of each set)."""
+    """Store the pooled faithfulness rows of each variant: the first `n` cases of each set (the
+    same cases for every variant), then every case measured."""
     for run in payload["variants"].values():
-        run["pooled"] = pooled(run["rows"], n)
+        run.pop("pooled", None)
+        found = [pooled(run["rows"], n), pooled(run["rows"], None)]
+        run["pooled_rows"] = [p for i, p in enumerate(found) if p and (i == 0 or p["n"] > n * 2)]
 
 
 def show(payload: dict[str, Any]) -> None:
     table = []
     for variant, run in payload["variants"].items():
-        for r in [*run["rows"], *([run["pooled"]] if run.get("pooled") else [])]:
+        for r in [*run["rows"], *run.get("pooled_rows", [])]:
             table.append(
                 [
                     variant,
