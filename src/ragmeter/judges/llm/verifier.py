@@ -224,9 +224,9 @@ async def verify_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult
                 verdict="supported" if p >= 0.5 else "not_verifiable",
                 chunk_index=s.chunk_index,
                 span=s.span,
-                reason=f"P(Yes) {p:.2f} in its best window (chunk {s.chunk_index})"
+                reason=f"P(Yes) {p:.2f} in its best window"
                 if s.graded
-                else f"answered {'Yes' if p >= 0.5 else 'No'} (chunk {s.chunk_index})",
+                else f"answered {'Yes' if p >= 0.5 else 'No'} (no probabilities)",
                 confidence=p if s.graded else None,
             )
         )
@@ -262,7 +262,7 @@ async def verify_context_recall(ctx: JudgeContext, sample: Sample) -> MetricResu
             chunk_index=s.chunk_index if (s.probability or 0.0) >= 0.5 else None,
             reason=f"P(Yes) {s.probability:.2f} in its best window"
             if s.graded
-            else "answered by one token",
+            else f"answered {'Yes' if (s.probability or 0.0) >= 0.5 else 'No'} (no probabilities)",
             confidence=s.probability if s.graded else None,
         )
         for point, s in zip(points, supports, strict=True)
