@@ -63,6 +63,9 @@ class JudgeSettings(BaseModel):
     and for `llama` the mode its README section names."""
     context_recall_mode: Literal["json", "verifier"] | None = None
     """LLM judges: the same choice for context recall."""
+    graded: list[MetricName] | None = None
+    """LLM judges: metrics scored from verdict probabilities instead of 0/1 verdicts
+    (default: faithfulness only; `[]` for 0/1 everywhere)."""
 
 
 DEFAULT_FLOORS: dict[MetricName, float] = {"faithfulness": 0.85, "answer_relevancy": 0.80}

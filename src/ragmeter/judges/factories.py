@@ -103,4 +103,5 @@ def _shared_llm_fields(settings: JudgeSettings) -> dict[str, Any]:
             for key in ("faithfulness_mode", "context_recall_mode")
             if (value := getattr(settings, key)) is not None
         },
+        **({"graded": tuple(settings.graded)} if settings.graded is not None else {}),
     }

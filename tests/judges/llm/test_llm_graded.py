@@ -173,3 +173,20 @@ async def test_faithfulness_alone_is_graded_by_default(tmp_path):
     assert result["context_recall"].score == pytest.approx(1.0)  # 0/1 (graded measured lower)
     assert result["context_precision"].score == pytest.approx(1.0)  # 0/1 (not measured)
     assert judge.fingerprint().params["graded"] == ["faithfulness"]
+
+
+def test_graded_metrics_come_from_the_config_file(tmp_path):
+    from ragmeter.evaluation import build_judge, resolve_settings
+
+    config = tmp_path / "ragmeter.toml"
+    with FakeOpenAI(Smart()) as server:
+        for graded, expected in (
+            ("[]", None),
+            ('["faithfulness", "context_recall"]', ["context_recall", "faithfulness"]),
+        ):
+            config.write_text(
+                f'[judge]\nkind = "openai"\nmodel = "m"\nbase_url = "{server.base_url}"\n'
+                f'api_key_env = ""\ncache_dir = "{tmp_path}"\ngraded = {graded}\n'
+            )
+            judge = build_judge(resolve_settings(config))
+            assert judge.fingerprint().params.get("graded") == expected
