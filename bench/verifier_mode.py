@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import sys
 import time
 from pathlib import Path
@@ -30,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "meta"))
 
+import llm_agreement  # noqa: E402
 from common import RESULTS, machine, print_table, write_json  # noqa: E402
 from run import baseline  # noqa: E402
 
@@ -37,9 +37,7 @@ from ragmeter.agreement import Measure, auroc, measure  # noqa: E402
 from ragmeter.judges.base import MetricResult, Sample  # noqa: E402
 from ragmeter.labels import LabelledCase  # noqa: E402
 
-OUT = HERE / "meta" / "out"
 NAME = "verifier_mode.json"
-SEED = 0
 RESAMPLES = 1000
 MODES = ("json", "verifier")
 SETS = ("expertqa", "halluqa")
@@ -47,39 +45,15 @@ SETS = ("expertqa", "halluqa")
 
 def draw(name: str, n: int) -> list[LabelledCase]:
     """The first `n` of bench/llm_agreement.py's balanced sample of set `name` (30 a set)."""
-    rows = [json.loads(line) for line in (OUT / f"{name}.jsonl").open(encoding="utf-8")]
-    rng = random.Random(SEED)
-    groups = [
-        rng.sample([r for r in rows if r["labels"].get("faithfulness") == value], 15)
-        for value in (1.0, 0.0)
-    ]
-    picked = [r for pair in zip(*groups, strict=True) for r in pair][:n]
-    return [LabelledCase.model_validate(r) for r in picked]
+    return llm_agreement.draw(name)[:n]
 
 
 def to_sample(case: LabelledCase) -> Sample:
-    return Sample(
-        case_id=case.id,
-        question=case.question,
-        history=case.history,
-        contexts=case.contexts,
-        answer=case.answer,
-        category=case.category,
-        lang=case.lang or "en",
-    )
+    return llm_agreement.to_sample(case, "faithfulness")
 
 
-def scores(result: MetricResult) -> tuple[float | None, float | None]:
-    """The 0/1-verdict score and the graded score (mean P(supported)) of one result."""
-    if not result.scored:
-        return None, None
-    claims = result.evidence.claims
-    if not claims:
-        return result.score, result.score
-    hard = sum(c.verdict == "supported" for c in claims) / len(claims)
-    soft = [c.confidence for c in claims]
-    graded = sum(soft) / len(soft) if all(p is not None for p in soft) else None  # type: ignore[misc]
-    return hard, graded
+scores = llm_agreement.scores
+"""The 0/1-verdict score and the graded score (mean P(supported)) of one result."""
 
 
 def figure(values: list[float | None], human: list[float]) -> dict[str, Any]:
