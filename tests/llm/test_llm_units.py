@@ -160,3 +160,20 @@ def test_a_key_given_as_the_variable_name_is_refused_without_echoing_it():
         resolve_api_key("sk-live-abcdefghijklmnop", "https://api.openai.com/v1")
     assert "NAME of an environment variable" in str(info.value)
     assert "abcdefghijklmnop" not in str(info.value)
+
+
+async def test_a_judge_that_only_times_out_is_slow_not_unreachable(tmp_path):
+    from ragmeter.llm import ChatClient, LLMCache, LLMCallError, RetryPolicy
+    from ragmeter.testing import FakeOpenAI, Fault, Smart
+
+    with FakeOpenAI(Smart(), faults=[Fault("slow", delay=1.0)]) as server:
+        client = ChatClient(
+            model="m",
+            base_url=server.base_url,
+            api_key_env=None,
+            policy=RetryPolicy(max_retries=1, backoff_base=0.01, timeout=0.2),
+            cache=LLMCache(None),
+        )
+        with pytest.raises(LLMCallError, match="timed out"):  # unscored, the run goes on
+            await client.complete([{"role": "user", "content": "hi"}])
+        await client.aclose()

@@ -223,7 +223,12 @@ async def run_with_retries(
         finally:
             limiter.release()
         if attempt >= policy.max_retries:
-            if unreachable_is_fatal and isinstance(error.__cause__, openai.APIConnectionError):
+            cause = error.__cause__
+            refused = isinstance(cause, openai.APIConnectionError) and not isinstance(
+                cause,
+                openai.APITimeoutError,  # a subclass: slow is not unreachable
+            )
+            if unreachable_is_fatal and refused:
                 raise JudgeUnavailable(
                     f"{error} ({policy.max_retries} retries): is the judge endpoint running "
                     "and is --base-url right?"
