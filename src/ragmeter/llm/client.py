@@ -213,6 +213,7 @@ class ChatClient:
         max_tokens: int | None,
     ) -> ChatResponse:
         """Send one call under the budget, once more without logprobs if they are refused."""
+        assert self.tracker is not None
         reservation = await self._reserve(estimate_prompt_tokens(messages, response_format))
         asked_logprobs = bool(self.top_logprobs)
         cap = reservation.max_tokens
