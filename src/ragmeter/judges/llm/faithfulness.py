@@ -22,8 +22,10 @@ from .schemas import FaithfulnessClaims, FaithfulnessVerdicts
 METRIC = "faithfulness"
 
 
-async def judge_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult:
-    spend = Spend()
+async def split_claims(ctx: JudgeContext, sample: Sample, spend: Spend) -> list[str] | MetricResult:
+    """The answer's claims, or the result that settles faithfulness before any verdict (shared
+    by the JSON and verifier modes): a refusal has no claims, a failed split is unscored, and
+    with no contexts every claim is not verifiable (score 0)."""
     if not sample.answer.strip():
         return spend.unscored(METRIC, REFUSAL, Evidence(abstained=True))
     split = await ctx.ask(sample, METRIC, "faithfulness_claims", FaithfulnessClaims)
@@ -39,6 +41,14 @@ async def judge_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult:
             for c in claims
         ]
         return spend.scored(METRIC, 0.0, Evidence(claims=verdicts, abstained=False))
+    return claims
+
+
+async def judge_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult:
+    spend = Spend()
+    claims = await split_claims(ctx, sample, spend)
+    if isinstance(claims, MetricResult):
+        return claims
 
     n_chunks = len(sample.contexts)
 

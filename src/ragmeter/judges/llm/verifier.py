@@ -27,8 +27,9 @@ from ...llm.cost import Usage, count_tokens
 from ...llm.logprobs import TokenLogprob
 from ...text import sentence_spans
 from ..base import ClaimVerdict, Evidence, Lang, MetricResult, PointVerdict, Sample, Span
-from ..rules import REFUSAL, retrieval_shortcut
+from ..rules import retrieval_shortcut
 from .context import JudgeContext, Spend
+from .faithfulness import split_claims
 from .prompts import fence, load_prompt
 from .schemas import FaithfulnessClaims
 
@@ -194,21 +195,9 @@ async def verify_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult
     share of claims with P(supported) >= 0.5."""
     metric = "faithfulness"
     spend = Spend()
-    if not sample.answer.strip():
-        return spend.unscored(metric, REFUSAL, Evidence(abstained=True))
-    split = await ctx.ask(sample, metric, "faithfulness_claims", FaithfulnessClaims)
-    spend.add(split)
-    if split.value is None:
-        return spend.unscored(metric, split.error or "judge error")
-    claims = [c.strip() for c in split.value.claims if c.strip()]
-    if not claims:
-        return spend.unscored(metric, REFUSAL, Evidence(abstained=True))
-    if not sample.contexts:
-        verdicts = [
-            ClaimVerdict(claim=c, verdict="not_verifiable", reason="no contexts retrieved")
-            for c in claims
-        ]
-        return spend.scored(metric, 0.0, Evidence(claims=verdicts, abstained=False))
+    claims = await split_claims(ctx, sample, spend)
+    if isinstance(claims, MetricResult):
+        return claims
     try:
         supports = await verify_claims(ctx, sample, claims, metric, spend)
     except JudgeError as exc:  # a failed call or the budget: unscored, as in the JSON mode
