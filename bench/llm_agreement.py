@@ -126,6 +126,22 @@ def scores(result: MetricResult) -> tuple[float | None, float | None]:
     return sum(hard) / len(hard), graded
 
 
+def usage(before: dict[str, Any], after: dict[str, Any]) -> tuple[int, int]:
+    """Calls and tokens between two `judge.stats()` readings, cache hits included (so a
+    re-run reports the same)."""
+    calls = sum(after[k] - before[k] for k in ("calls", "cached_calls"))
+    tokens = sum(
+        after[k] - before[k]
+        for k in (
+            "prompt_tokens",
+            "completion_tokens",
+            "cached_prompt_tokens",
+            "cached_completion_tokens",
+        )
+    )
+    return calls, tokens
+
+
 def figure(values: list[float | None], human: list[float], binary: bool) -> Measure:
     pairs = [(v, h) for v, h in zip(values, human, strict=True) if v is not None]
     stat = auroc if binary else spearman
@@ -174,16 +190,7 @@ async def run_variant(args: argparse.Namespace) -> dict[str, Any]:
         human = [label_of(c, metric) for c in cases]
         binary = all(h in (0.0, 1.0) for h in human)
         hard, soft = zip(*(scores(r) for r in results), strict=True)
-        calls = sum(after[k] - before[k] for k in ("calls", "cached_calls"))
-        tokens = sum(
-            after[k] - before[k]
-            for k in (
-                "prompt_tokens",
-                "completion_tokens",
-                "cached_prompt_tokens",
-                "cached_completion_tokens",
-            )
-        )
+        calls, tokens = usage(before, after)
         n = len(cases)
         row = {
             "set": name,

@@ -81,18 +81,7 @@ def build(args: argparse.Namespace, mode: str, cache: Path | None) -> Any:
     )
 
 
-def usage(before: dict[str, Any], after: dict[str, Any]) -> tuple[int, int]:
-    calls = sum(after[k] - before[k] for k in ("calls", "cached_calls"))
-    tokens = sum(
-        after[k] - before[k]
-        for k in (
-            "prompt_tokens",
-            "completion_tokens",
-            "cached_prompt_tokens",
-            "cached_completion_tokens",
-        )
-    )
-    return calls, tokens
+usage = llm_agreement.usage
 
 
 def load() -> dict[str, Any]:
