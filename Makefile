@@ -33,7 +33,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/gate_error_rates.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff check src tests bench examples train
 
 clean:
 	rm -rf $(VENV) ragmeter-out
