@@ -15,6 +15,7 @@ from ragmeter.agreement import (
     cohen_kappa,
     graded_measures,
     kendall_tau_b,
+    paired_difference,
     rankdata,
     spearman,
 )
@@ -103,3 +104,15 @@ def test_measure_sets():
     binary = binary_measures(judge, [1, 1, 0, 0, 1, 0], threshold=0.5, resamples=100)
     assert [m.name for m in binary] == ["AUROC", "balanced accuracy", "Cohen's kappa"]
     assert [m.value for m in binary] == [1.0, 1.0, 1.0]
+
+
+def test_paired_difference_resamples_both_scorings_together():
+    rng = np.random.default_rng(3)
+    labels = (rng.random(80) < 0.5).astype(float)
+    sharp = labels * 0.6 + rng.random(80) * 0.5
+    blunt = labels * 0.2 + rng.random(80) * 0.5
+    diff = paired_difference("AUROC difference", auroc, sharp, blunt, labels, resamples=300)
+    assert diff.value == pytest.approx(auroc(sharp, labels) - auroc(blunt, labels))
+    assert diff.ci is not None and 0 < diff.ci[0] <= diff.value <= diff.ci[1]
+    same = paired_difference("AUROC difference", auroc, sharp, sharp, labels, resamples=50)
+    assert same.value == 0 and same.ci == (0.0, 0.0)  # one resample of the cases for both

@@ -19,10 +19,10 @@ from ragmeter.calibrate import (
     store_calibration,
 )
 from ragmeter.cli import app
-from ragmeter.judges.base import JudgeFingerprint
+from ragmeter.judges.base import ClaimVerdict, Evidence, JudgeFingerprint, MetricResult, Sample
 from ragmeter.judges.local import LocalJudge
 from ragmeter.labels import label_kind, load_case_labels, load_labelled_cases
-from ragmeter.testing import FakeOpenAI
+from ragmeter.testing import FakeOpenAI, Smart
 
 CONTEXT = (
     "The Eiffel Tower is 330 metres tall. It opened in 1889 in Paris. "
@@ -300,3 +300,263 @@ def test_cli_run_mode_writes_estimate_into_the_run_dir(tmp_path, monkeypatch):
     bad.write_text(json.dumps({"id": "nope", "labels": {"faithfulness": 1}}) + "\n")
     out = CliRunner().invoke(app, ["calibrate", str(bad), "--run", str(tmp_path / "run")])
     assert out.exit_code == 2 and "not cases of the run" in out.output
+
+
+# --- the other scoring of the same verdicts (0/1 share or mean P(supported)) ------------------
+
+# answer (one claim), human label, P of the verdict the fake judge writes: Smart supports the
+# first three claims and not the last three, so P(supported) is P, or (1 - P) / 2 otherwise
+SCORED_CLAIMS = [
+    ("The Eiffel Tower is 330 metres tall.", 1, 0.9),  # supported, P(supported) 0.9
+    ("It opened in 1889.", 1, 0.8),  # supported, 0.8
+    ("Gustave Eiffel's company built the tower.", 0, 0.6),  # supported, 0.6
+    ("Bananas are the main export of Iceland according to Reykjavik officials.", 0, 0.9),  # 0.05
+    ("The tower is painted with 60 tonnes of gold by Marconi.", 0, 0.8),  # 0.1
+    ("It is nicknamed the Iron Lady.", 1, 0.6),  # not verifiable, 0.2
+]
+# By hand, AUROC over the 3 x 3 (label 1, label 0) pairs:
+# 0/1 scores 1, 1, 0 vs 1, 0, 0: 2 x (0.5 + 1 + 1) + (0 + 0.5 + 0.5) = 6 of 9;
+# graded 0.9, 0.8, 0.2 vs 0.6, 0.05, 0.1: 3 + 3 + (0 + 1 + 1) = 8 of 9.
+ZERO_ONE_AUROC, GRADED_AUROC = 6 / 9, 8 / 9
+
+
+def claim_confidence(request, _n):
+    """P of the verdict on the request's claim (each case has one)."""
+    claims = request.blocks().get("CLAIMS", "")
+    return next(p for answer, _, p in SCORED_CLAIMS if answer in claims)
+
+
+def write_scored_labels(path) -> None:
+    rows = [
+        {
+            "id": f"c{i}",
+            "question": "Tell me about the Eiffel Tower.",
+            "contexts": [CONTEXT],
+            "answer": answer,
+            "labels": {"faithfulness": label},
+        }
+        for i, (answer, label, _) in enumerate(SCORED_CLAIMS)
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+
+
+def calibrate_llm(tmp_path, *, graded: str | None = None, logprobs: str = "yes"):
+    """`ragmeter calibrate` with the LLM judge against the fake server: output, saved
+    calibration and chat calls."""
+    from ragmeter.llm import forget_output_modes
+
+    forget_output_modes()
+    labels = tmp_path / "labels.jsonl"
+    write_scored_labels(labels)
+    out = tmp_path / "out"
+    with FakeOpenAI(Smart(), confidence=claim_confidence, logprobs=logprobs) as server:  # type: ignore[arg-type]
+        args = ["calibrate", str(labels), "--judge", "openai", "--model", "judge-m"]
+        args += ["--base-url", server.base_url, "--no-cache", "--no-store", "--no-progress"]
+        args += ["--out", str(out)]
+        if graded is not None:
+            config = tmp_path / "ragmeter.toml"
+            config.write_text(f"[judge]\ngraded = {graded}\n", encoding="utf-8")
+            args += ["--config", str(config)]
+        result = CliRunner().invoke(app, args)
+        calls = len(server.chat_log())
+    assert result.exit_code == 0, result.output
+    return result.output, load_calibration(out), calls
+
+
+def auroc_of(measures) -> float:
+    return next(m.value for m in measures if m.name == "AUROC")
+
+
+def test_llm_judge_graded_faithfulness_is_also_measured_as_0_1(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    output, saved, calls = calibrate_llm(tmp_path)  # faithfulness graded by default
+    assert calls == 2 * len(SCORED_CLAIMS)  # claims and verdicts per case: nothing extra
+    part = saved.metrics["faithfulness"]
+    assert part.scoring == "graded"
+    assert auroc_of(part.measures) == pytest.approx(GRADED_AUROC)
+    alt = part.alternative
+    assert alt is not None and alt.scoring == "zero_one"
+    assert auroc_of(alt.measures) == pytest.approx(ZERO_ONE_AUROC)
+    assert [m.name for m in alt.measures] == [m.name for m in part.measures]
+    assert alt.difference is not None and alt.difference.name == "AUROC difference"
+    assert alt.difference.value == pytest.approx(ZERO_ONE_AUROC - GRADED_AUROC)
+    low, high = alt.difference.ci  # type: ignore[misc]
+    assert low <= alt.difference.value <= high
+    assert "faithfulness: scored as mean P(supported) over the claims (graded)" in output
+    assert (
+        "0/1 (share of supported claims) instead: AUROC 0.67 [" in output
+        and "] vs 0.89 as scored, difference -0.22 [" in output
+    )
+    assert "— worse" in output and "keep the current scoring" in output
+    assert "set graded" not in output
+
+
+def test_llm_judge_0_1_faithfulness_is_also_measured_graded(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    output, saved, calls = calibrate_llm(tmp_path, graded="[]")
+    assert calls == 2 * len(SCORED_CLAIMS)
+    part = saved.metrics["faithfulness"]
+    assert part.scoring == "zero_one"
+    assert auroc_of(part.measures) == pytest.approx(ZERO_ONE_AUROC)
+    assert part.alternative is not None and part.alternative.scoring == "graded"
+    assert auroc_of(part.alternative.measures) == pytest.approx(GRADED_AUROC)
+    assert "faithfulness: scored as share of supported claims (0/1)" in output
+    assert "graded (mean P(supported) over the claims) instead: AUROC 0.89 [" in output
+    assert "vs 0.67 as scored, difference +0.22 [" in output
+    assert 'set graded = ["faithfulness"] under [judge] to use it' in output
+    # the JSON states it as well (a declared field, read back by the model)
+    raw = json.loads((tmp_path / "out" / "calibration.json").read_text())
+    assert raw["metrics"]["faithfulness"]["alternative"]["scoring"] == "graded"
+
+
+def test_llm_judge_without_logprobs_has_no_other_scoring(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    output, saved, _ = calibrate_llm(tmp_path, logprobs="ignore")
+    part = saved.metrics["faithfulness"]
+    assert part.scoring == "zero_one" and part.alternative is None
+    assert auroc_of(part.measures) == pytest.approx(ZERO_ONE_AUROC)
+    assert (
+        "faithfulness: scored as share of supported claims (0/1); graded is set, but no verdict "
+        "carried a probability" in output
+    )
+    assert "instead:" not in output
+
+
+def test_local_judge_has_no_scoring_choice(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    write_scored_labels(path)
+    result = calibrate(load_labelled_cases(path), LocalJudge(embedder=None), resamples=50)
+    part = result.metrics["faithfulness"]
+    assert part.scoring is None and part.alternative is None
+    assert result.scoring_lines("faithfulness") == []
+    # its claims do carry a confidence (an evidence strength), which is not P(supported)
+    sample = load_labelled_cases(path)[0].to_case()
+    judged = LocalJudge(embedder=None).judge_sync(
+        Sample(
+            case_id="c0", question=sample.question, contexts=sample.contexts, answer=sample.answer
+        ),
+        ("faithfulness",),
+    )
+    assert all(c.confidence is not None for c in judged["faithfulness"].evidence.claims)
+
+
+# context recall of a stored run: one reference point per case, P of the verdict the fake judge
+# writes (Smart finds the first three points in the context: P(supported) is P, else 1 - P)
+SCORED_POINTS = [
+    ("The Eiffel Tower is 330 metres tall.", 1, 0.9),  # found, P(supported) 0.9
+    ("It opened in 1889 in Paris.", 1, 0.7),  # found, 0.7
+    ("Gustave Eiffel's company designed and built it.", 0, 0.6),  # found, 0.6
+    ("Bananas are exported from Iceland.", 0, 0.95),  # not found, 0.05
+    ("Marconi painted it with gold in 1960.", 0, 0.9),  # not found, 0.1
+    ("It is nicknamed the Iron Lady.", 1, 0.8),  # not found, 0.2
+]
+
+
+def stored_points(run_dir):
+    from ragmeter.results import load_run
+
+    return [p for c in load_run(run_dir).cases for p in c.metrics["context_recall"].evidence.points]
+
+
+def test_calibrate_run_measures_the_other_scoring_from_stored_evidence(tmp_path, monkeypatch):
+    from ragmeter.cases import Case
+    from ragmeter.config import Settings
+    from ragmeter.evaluation import run_and_save
+    from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
+    from ragmeter.llm import forget_output_modes
+    from ragmeter.pipeline import PrecomputedPipeline
+
+    forget_output_modes()
+    monkeypatch.setenv("RAGMETER_CACHE_DIR", str(tmp_path / "cache"))
+
+    def confidence(request, _n):
+        reference = request.blocks().get("REFERENCE", "")
+        return next(p for point, _, p in SCORED_POINTS if point in reference)
+
+    cases = [
+        Case(
+            id=f"c{i}",
+            question="Tell me about the Eiffel Tower.",
+            contexts=[CONTEXT],
+            answer="It is tall.",
+            ground_truth=point,
+        )
+        for i, (point, _, _) in enumerate(SCORED_POINTS)
+    ]
+    with FakeOpenAI(Smart(), confidence=confidence) as server:  # type: ignore[arg-type]
+        judge = build_llm_judge(
+            LLMJudgeConfig(
+                model="judge-m",
+                base_url=server.base_url,
+                api_key_env=None,
+                use_cache=False,
+                embedding=EmbeddingEndpoint(model="e", base_url=server.base_url, api_key_env=None),
+            )
+        )
+        run_and_save(
+            cases,
+            PrecomputedPipeline(),
+            Settings(),
+            out_dir=tmp_path / "run",
+            judge=judge,
+            metrics=("context_recall",),
+        )
+    points = stored_points(tmp_path / "run")
+    assert [p.supported for p in points] == [True, True, True, False, False, False]
+    assert [p.confidence for p in points] == pytest.approx([0.9, 0.7, 0.6, 0.05, 0.1, 0.2])
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(
+            json.dumps({"id": f"c{i}", "labels": {"context_recall": label}}) + "\n"
+            for i, (_, label, _) in enumerate(SCORED_POINTS)
+        )
+    )
+    out = CliRunner().invoke(app, ["calibrate", str(labels), "--run", str(tmp_path / "run")])
+    assert out.exit_code == 0, out.output
+    part = load_calibration(tmp_path / "run").metrics["context_recall"]
+    assert part.scoring == "zero_one"  # graded is faithfulness only by default
+    assert auroc_of(part.measures) == pytest.approx(ZERO_ONE_AUROC)
+    assert part.alternative is not None and part.alternative.scoring == "graded"
+    assert auroc_of(part.alternative.measures) == pytest.approx(GRADED_AUROC)
+    assert "context_recall: scored as share of supported reference points (0/1)" in out.output
+    assert "graded (mean P(supported) over the reference points) instead: AUROC 0.89" in out.output
+    assert 'set graded = ["context_recall", "faithfulness"] under [judge]' in out.output
+
+
+def claims_result(score: float, verdicts: list[tuple[str, float | None]]) -> MetricResult:
+    claims = [
+        ClaimVerdict(claim=f"claim {i}", verdict=v, confidence=p)  # type: ignore[arg-type]
+        for i, (v, p) in enumerate(verdicts)
+    ]
+    return MetricResult(metric="faithfulness", score=score, evidence=Evidence(claims=claims))
+
+
+def test_mixed_or_unexplained_scores_claim_no_other_scoring():
+    llm = JudgeFingerprint(
+        kind="openai", model="m", prompt_version="1", params={"graded": ["faithfulness"]}
+    )
+    graded = case("a", {"faithfulness": 0.6})  # mean P(supported) of its two claims
+    graded.metrics["faithfulness"] = claims_result(
+        0.6, [("supported", 0.9), ("not_verifiable", 0.3)]
+    )
+    fallback = case("b", {"faithfulness": 0.5})  # no probabilities: 0/1
+    fallback.metrics["faithfulness"] = claims_result(
+        0.5, [("supported", None), ("contradicted", None)]
+    )
+    labels = {"a": {"faithfulness": 1.0}, "b": {"faithfulness": 0.0}}
+    mixed = calibrate_run(run([graded, fallback], judge_fp=llm), labels, resamples=20)
+    assert mixed.metrics["faithfulness"].scoring == "mixed"
+    assert mixed.metrics["faithfulness"].alternative is None
+    assert "where the reply gave probabilities" in mixed.scoring_lines("faithfulness")[0]
+    # a score that is neither the share nor the mean of its verdicts: nothing is claimed
+    odd = case("b", {"faithfulness": 0.5})
+    odd.metrics["faithfulness"] = claims_result(0.3, [("supported", 0.9), ("contradicted", 0.1)])
+    unexplained = calibrate_run(run([graded, odd], judge_fp=llm), labels, resamples=20)
+    assert unexplained.metrics["faithfulness"].scoring is None
+    assert unexplained.scoring_lines("faithfulness") == []
+    # the same results under a judge without the choice
+    local = JudgeFingerprint(kind="local", model="m", prompt_version="1")
+    other = calibrate_run(
+        run([graded, graded.model_copy(update={"id": "b"})], judge_fp=local), labels, resamples=20
+    )
+    assert other.metrics["faithfulness"].scoring is None

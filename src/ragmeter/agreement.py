@@ -191,6 +191,33 @@ def measure(
     return Measure(name=name, value=value, ci=ci, n=len(x))
 
 
+def paired_difference(
+    name: str,
+    statistic: Statistic,
+    first: Sequence[float],
+    second: Sequence[float],
+    y: Sequence[float],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Measure:
+    """`statistic(first, y) - statistic(second, y)`: two scorings of the same cases against the
+    same labels, its interval from resampling the cases once for both (the resamples of
+    :func:`measure` with the same seed)."""
+    import numpy as np
+
+    a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
+
+    def difference(index: Array, labels: Array) -> float | None:
+        rows = index.astype(int)
+        one, two = statistic(a[rows], labels), statistic(b[rows], labels)
+        return None if one is None or two is None else one - two
+
+    return measure(
+        name, difference, np.arange(len(a), dtype=float), y, resamples=resamples, seed=seed
+    )
+
+
 def graded_measures(
     judge: Sequence[float], human: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES
 ) -> list[Measure]:
@@ -235,6 +262,7 @@ __all__ = [
     "graded_measures",
     "kendall_tau_b",
     "measure",
+    "paired_difference",
     "pearson",
     "rankdata",
     "spearman",

@@ -9,15 +9,25 @@ fingerprint key so later runs with the same judge can say how far to trust it.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from ._exceptions import ConfigError, ResultsError
 from ._version import __version__
-from .agreement import DEFAULT_RESAMPLES, Measure, binary_measures, graded_measures
+from .agreement import (
+    DEFAULT_RESAMPLES,
+    Measure,
+    auroc,
+    binary_measures,
+    graded_measures,
+    paired_difference,
+    spearman,
+)
 from .judges.base import METRICS, Judge, JudgeFingerprint, MetricName, MetricResult
 from .labels import LabelKind, LabelledCase, label_kind, labelled_metrics
 from .paths import cache_root
@@ -41,6 +51,32 @@ class Disagreement(BaseModel):
     """What the judge based its score on (first failing claim, note...)."""
 
 
+Scoring = Literal["zero_one", "graded"]
+"""How an LLM judge turns a metric's binary verdicts into a case's score: the share of claims
+(or reference points) judged supported, or the mean of their P(supported)."""
+
+SCORING_NAME: dict[str, str] = {"zero_one": "0/1", "graded": "graded"}
+SCORING_TEXT: dict[tuple[str, str], str] = {
+    ("faithfulness", "zero_one"): "share of supported claims",
+    ("faithfulness", "graded"): "mean P(supported) over the claims",
+    ("context_recall", "zero_one"): "share of supported reference points",
+    ("context_recall", "graded"): "mean P(supported) over the reference points",
+}
+
+
+class AlternativeScoring(BaseModel):
+    """The metric scored the other way from the same verdicts (no extra calls), measured on
+    the same cases."""
+
+    scoring: Scoring
+    """`graded` when the judge scored 0/1, `zero_one` when it scored graded."""
+    measures: list[Measure] = Field(default_factory=list)
+    """The same measures as the metric's, on the alternative scores."""
+    difference: Measure | None = None
+    """The headline measure (Spearman or AUROC) of the alternative minus as scored, with a
+    paired bootstrap interval (the same resampled cases for both)."""
+
+
 class MetricCalibration(BaseModel):
     """Agreement of a judge with people on one metric."""
 
@@ -58,6 +94,12 @@ class MetricCalibration(BaseModel):
     """Spearman and Kendall (graded), or AUROC, balanced accuracy and kappa (binary)."""
     disagreements: list[Disagreement] = Field(default_factory=list)
     """The worst disagreements, largest gap first."""
+    scoring: Scoring | Literal["mixed"] | None = None
+    """How the judge scored the cases (LLM judges' faithfulness and context recall): `graded`,
+    `zero_one`, or `mixed` (graded where the reply gave probabilities, else 0/1); None when
+    the judge has no such choice (other metrics and judges)."""
+    alternative: AlternativeScoring | None = None
+    """The other scoring of the same verdicts, when every verdict carries its P(supported)."""
     labels_file: str = ""
     created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
 
@@ -101,6 +143,75 @@ class Calibration(BaseModel):
     def notes(self) -> list[CalibrationNote]:
         return [self.metrics[m].note() for m in METRICS if m in self.metrics]
 
+    def scoring_lines(self, metric: MetricName) -> list[str]:
+        """How the judge scored `metric`, and how the other scoring of the same verdicts agrees
+        with people (and what to set to use it); [] when the judge has no such choice."""
+        part = self.metrics.get(metric)
+        if part is None or part.scoring is None:
+            return []
+        if part.scoring == "mixed":
+            return [
+                f"{metric}: scored as {_scoring_text(metric, 'graded')} where the reply gave "
+                f"probabilities, else as {_scoring_text(metric, 'zero_one')}"
+            ]
+        line = f"{metric}: scored as {_scoring_text(metric, part.scoring)}"
+        configured = _graded_setting(self.judge)
+        if part.scoring == "zero_one" and configured is not None and metric in configured:
+            line += "; graded is set, but no verdict carried a probability"
+        lines = [line]
+        if part.alternative is not None:
+            lines.append(_alternative_line(metric, part, part.alternative, configured))
+        return lines
+
+
+def _scoring_text(metric: MetricName, scoring: Scoring) -> str:
+    """`share of supported claims (0/1)`."""
+    return f"{SCORING_TEXT[metric, scoring]} ({SCORING_NAME[scoring]})"
+
+
+def _alternative_line(
+    metric: MetricName,
+    part: MetricCalibration,
+    alt: AlternativeScoring,
+    configured: frozenset[str] | None,
+) -> str:
+    """`graded (mean P(supported) over the claims) instead: AUROC 0.71 [0.55, 0.85] vs 0.64
+    as scored, difference +0.07 [-0.05, 0.20] — set graded = [...] under [judge] to use it`."""
+    head = part.headline
+    name = head.name if head else ("Spearman" if part.kind == "graded" else "AUROC")
+    other = next((m for m in alt.measures if m.name == name), None)
+    text = f"{SCORING_NAME[alt.scoring]} ({SCORING_TEXT[metric, alt.scoring]}) instead: {name} "
+    text += "—" if other is None or other.value is None else f"{other.value:.2f}"
+    if other is not None and other.ci:
+        text += f" [{other.ci[0]:.2f}, {other.ci[1]:.2f}]"
+    text += " vs " + ("—" if head is None or head.value is None else f"{head.value:.2f}")
+    text += " as scored"
+    diff = alt.difference
+    if diff is None or diff.value is None:
+        return text + " — not comparable on these labels"
+    text += f", difference {diff.value:+.2f}"
+    if diff.ci:
+        text += f" [{diff.ci[0]:+.2f}, {diff.ci[1]:+.2f}]"
+    noise = diff.ci is None or diff.ci[0] <= 0.0 <= diff.ci[1]
+    if abs(diff.value) < 5e-3:
+        return text + " — the same; keep the current scoring"
+    if diff.value < 0:
+        return text + f" — worse{' (within noise)' if noise else ''}; keep the current scoring"
+    wanted = set(configured or ())
+    if alt.scoring == "graded":
+        wanted.add(metric)
+    else:
+        wanted.discard(metric)
+    setting = f"graded = {json.dumps(sorted(wanted))} under [judge]"
+    return text + f" — better{' (within noise)' if noise else ''}; set {setting} to use it"
+
+
+def _graded_setting(judge: JudgeFingerprint) -> frozenset[str] | None:
+    """The LLM judge's `graded` metrics; None for other judges."""
+    from .judges.llm.graded import graded_metrics
+
+    return graded_metrics(judge)
+
 
 def note_line(note: CalibrationNote) -> str:
     """One readable line for a stored calibration of one metric."""
@@ -133,8 +244,11 @@ def measure_metric(
     worst: int = 5,
     resamples: int = DEFAULT_RESAMPLES,
     labels_file: str = "",
+    judge_fp: JudgeFingerprint | None = None,
 ) -> MetricCalibration:
-    """Agreement on `metric` of judged cases with their human labels."""
+    """Agreement on `metric` of judged cases with their human labels; with the judge's
+    fingerprint, also how it scored the metric and, when every verdict carries P(supported),
+    the agreement of the other scoring of the same verdicts."""
     scored = [(c, c.score(metric), h) for c, h in results if c.score(metric) is not None]
     reasons: dict[str, int] = {}
     for case, _ in results:
@@ -145,10 +259,29 @@ def measure_metric(
     kind = kind or label_kind(h for _, h in results)
     judge = [float(s) for _, s, _ in scored]  # type: ignore[arg-type]
     human = [h for _, _, h in scored]
-    if kind == "graded":
-        measures = graded_measures(judge, human, resamples=resamples)
-    else:
-        measures = binary_measures(judge, human, threshold=threshold, resamples=resamples)
+
+    def measures_of(scores: list[float]) -> list[Measure]:
+        if kind == "graded":
+            return graded_measures(scores, human, resamples=resamples)
+        return binary_measures(scores, human, threshold=threshold, resamples=resamples)
+
+    measures = measures_of(judge)
+    scoring, other = (None, None) if judge_fp is None else _scorings(metric, scored, judge_fp)
+    alternative = None
+    if scoring in ("zero_one", "graded") and other is not None:
+        statistic = spearman if kind == "graded" else auroc
+        alternative = AlternativeScoring(
+            scoring="graded" if scoring == "zero_one" else "zero_one",
+            measures=measures_of(other),
+            difference=paired_difference(
+                f"{'Spearman' if kind == 'graded' else 'AUROC'} difference",
+                statistic,
+                other,
+                judge,
+                human,
+                resamples=resamples,
+            ),
+        )
     ranked = sorted(scored, key=lambda t: -abs(float(t[1]) - t[2]))  # type: ignore[arg-type]
     return MetricCalibration(
         metric=metric,
@@ -170,8 +303,58 @@ def measure_metric(
             for c, s, h in ranked[:worst]
             if abs(float(s) - h) > 1e-9  # type: ignore[arg-type]
         ],
+        scoring=scoring,
+        alternative=alternative,
         labels_file=labels_file,
     )
+
+
+def _scorings(
+    metric: MetricName,
+    scored: Sequence[tuple[CaseResult, float | None, float]],
+    judge_fp: JudgeFingerprint,
+) -> tuple[Scoring | Literal["mixed"] | None, list[float] | None]:
+    """How the judge scored `metric` on the `scored` cases, and their scores the other way
+    (None unless every verdict carries its P(supported)). Nothing is claimed when the judge
+    has no such choice or a score is neither the share nor the mean of its verdicts."""
+    from .judges.llm.graded import graded_metrics, supported_verdicts
+
+    configured = graded_metrics(judge_fp)
+    if configured is None:
+        return None, None
+    ways: set[Scoring] = set()
+    pairs: list[tuple[float, float | None]] = []  # (0/1 score, graded score) per case
+    for case, score, _ in scored:
+        verdicts = supported_verdicts(case.metrics[metric])
+        if verdicts is None or score is None:
+            return None, None
+        if not verdicts:  # settled without verdicts (nothing retrieved): the same either way
+            pairs.append((score, score))
+            continue
+        zero_one = sum(ok for ok, _ in verdicts) / len(verdicts)
+        probabilities = [p for _, p in verdicts if p is not None]
+        graded = None
+        if len(probabilities) == len(verdicts):
+            graded = sum(probabilities) / len(verdicts)
+        way: Scoring = "zero_one"
+        expected = zero_one
+        if metric in configured and graded is not None:
+            way, expected = "graded", graded
+        if abs(expected - score) > 1e-6:  # scored some other way: claim nothing
+            return None, None
+        ways.add(way)
+        pairs.append((zero_one, graded))
+    if not ways:
+        return None, None
+    if len(ways) > 1:
+        return "mixed", None
+    (used,) = ways
+    other: list[float] = []
+    for zero_one, graded in pairs:
+        if graded is None:
+            return used, None
+        other.append(graded if used == "zero_one" else zero_one)
+    return used, other
 
 
 async def calibrate_async(
@@ -214,6 +397,7 @@ async def calibrate_async(
             worst=worst,
             resamples=resamples,
             labels_file=labels_file,
+            judge_fp=run.judge,
         )
     return calibration
 
@@ -263,6 +447,7 @@ def calibrate_run(
             worst=worst,
             resamples=resamples,
             labels_file=labels_file,
+            judge_fp=run.judge,
         )
         labelled = [(c.score(metric), h) for c, h in pairs if c.score(metric) is not None]
         rest = [
@@ -374,9 +559,11 @@ def _short(text: str, limit: int) -> str:
 
 __all__ = [
     "CALIBRATION_FILE",
+    "AlternativeScoring",
     "Calibration",
     "Disagreement",
     "MetricCalibration",
+    "Scoring",
     "calibrate",
     "calibrate_async",
     "calibrate_run",

@@ -69,6 +69,8 @@ def calibrate(
     kappa for binary ones, each with a 95% bootstrap interval, and the worst disagreements.
     Writes DIR/calibration.json and stores it with the judge's fingerprint, so reports of later
     runs with the same judge show it. With --run, LABELS only needs `id` and `labels` per case.
+    An LLM judge's faithfulness and context recall name their scoring (0/1 or graded); when
+    every verdict carries P(supported), the other scoring of the same verdicts is measured too.
     """
     from .. import calibrate as cal
     from ..judges.base import METRICS
@@ -198,6 +200,9 @@ def render_calibration(calibration: Calibration, console: Console) -> None:
                 str(part.n_unscored) if i == 0 else "",
             )
     console.print(table)
+    for name in calibration.metrics:
+        for i, line in enumerate(calibration.scoring_lines(name)):
+            console.print(("  " if i else "") + line, markup=False, soft_wrap=True)
     if calibration.estimates:
         est = Table(title="Prediction-powered estimate of each mean", title_justify="left")
         for column in ("metric", "judge mean", "PPI mean", "95% CI", "labels only", "n", "N"):
