@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from factories import case, run
+from factories import case, judge, run
 from ragmeter.report.html import render_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -117,3 +117,19 @@ def test_script_in_a_context_is_shown_as_text_and_never_run(page, tmp_path):
     assert 'class="claim contradicted"' in dom and 'class="claim supported"' in dom
     assert 'class="chunk useful"' in dom and 'class="chunk not-useful"' in dom
     assert [line for line in log.splitlines() if "CONSOLE" in line] == []
+
+
+def test_llm_verdict_probabilities_shown_next_to_the_verdicts(tmp_path):
+    llm = case(
+        "p-1", {"faithfulness": 0.2, "context_precision": 0.3}, claims=[("Late.", "contradicted")]
+    )
+    llm.metrics["faithfulness"].evidence.claims[0].confidence = 0.034
+    llm.metrics["context_precision"].evidence.chunks[1].score = 0.08
+    bare = case("p-2", {"faithfulness": 0.2}, claims=[("Early.", "contradicted")])
+    path = tmp_path / "llm.html"
+    path.write_text(render_html(run([llm, bare], judge_fp=judge("openai", "m"))), encoding="utf-8")
+    dom, log = _dump(path, "#case=p-1", tmp_path)
+    assert '<span class="strength">P(supported) 0.03</span>' in dom
+    assert '<span class="strength">P(useful) 0.08</span>' in dom
+    assert [line for line in log.splitlines() if "CONSOLE" in line] == []
+    assert 'class="strength"' not in _dump(path, "#case=p-2", tmp_path)[0]

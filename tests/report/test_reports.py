@@ -2,11 +2,13 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from factories import case, run, uniform_run
+from factories import case, judge, run, uniform_run
+from ragmeter.report.failures import explain
 from ragmeter.report.html import json_for_script, render_html
 from ragmeter.report.json_report import render_json
 from ragmeter.report.junit import render_junit
 from ragmeter.report.markdown import md_escape, render_markdown
+from ragmeter.report.terminal import render_text
 
 EVIL = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> | `x` </script>'
 
@@ -101,3 +103,84 @@ def test_html_is_self_contained_and_embeds_user_text_safely():
     assert page.count("<script") == 3  # error trap, JSON data, report script
     assert json_for_script("</script>") == '"\\u003c/script\\u003e"'
     assert "<svg" in page and "Mean per category" in page
+
+
+def _judged_run(kind: str, *, strengths: bool = True):
+    """A failing claim, reference point and chunk, with the numbers `kind`'s judge gives them
+    (None everywhere without `strengths`, as from an endpoint without log-probabilities)."""
+    failing = case(
+        "s",
+        {"faithfulness": 0.2, "context_recall": 0.2, "context_precision": 0.3},
+        claims=[("Refunds take 30 days.", "contradicted"), ("It is free.", "supported")],
+    )
+    evidence = {m: failing.metrics[m].evidence for m in failing.metrics}
+    if strengths:
+        evidence["faithfulness"].claims[0].confidence = 0.034
+        evidence["faithfulness"].claims[1].confidence = 0.91
+        evidence["context_recall"].points[0].confidence = 0.12
+        evidence["context_precision"].chunks[1].score = 0.08
+    return run([failing], judge_fp=judge(kind, "m"))
+
+
+def _html_detail_data(page: str) -> dict:
+    return json.loads(page.split('id="ragmeter-data">', 1)[1].split("</script>", 1)[0])
+
+
+LLM_LINES = (
+    "contradicted (P(supported) 0.03): «Refunds take 30 days.»",
+    "missing from contexts (P(supported) 0.12): «the main fact»",
+    "chunk 2 not useful (P(useful) 0.08) «second chunk»",
+)
+
+
+def test_llm_verdict_probabilities_shown_with_failed_case_evidence():
+    for kind in ("openai", "llama"):
+        r = _judged_run(kind)
+        text = render_text(r, width=200)
+        markdown = render_markdown(r).replace("\\", "")
+        junit = ET.fromstring(render_junit(r))
+        failures = "\n".join(f.text for f in junit.iter("failure"))
+        for line in LLM_LINES:
+            assert line in text and line in markdown and line in failures, (kind, line)
+        assert "0.91" not in text  # supported claims are no failure
+        data = _html_detail_data(render_html(r))
+        assert data["strength"] == {
+            "claim": "P(supported)",
+            "point": "P(supported)",
+            "chunk": "P(useful)",
+        }
+        evidence = data["cases"][0]["evidence"]
+        assert [c["confidence"] for c in evidence["faithfulness"]["claims"]] == [0.034, 0.91]
+        assert evidence["context_recall"]["points"][0]["confidence"] == 0.12
+        assert [c["score"] for c in evidence["context_precision"]["chunks"]] == [None, 0.08]
+
+
+def test_verdicts_without_probabilities_show_no_number():
+    r = _judged_run("openai", strengths=False)
+    text = render_text(r, width=200)
+    markdown = render_markdown(r).replace("\\", "")
+    failures = "\n".join(f.text for f in ET.fromstring(render_junit(r)).iter("failure"))
+    for out in (text, markdown, failures):
+        assert "contradicted: «Refunds take 30 days.»" in out
+        assert "missing from contexts: «the main fact»" in out
+        assert "chunk 2 not useful «second chunk»" in out
+        assert "P(" not in out
+    evidence = _html_detail_data(render_html(r))["cases"][0]["evidence"]
+    assert {c["confidence"] for c in evidence["faithfulness"]["claims"]} == {None}
+    assert evidence["context_recall"]["points"][0]["confidence"] is None
+
+
+def test_local_judge_numbers_named_as_support_scores_not_probabilities():
+    r = _judged_run("local")
+    text = render_text(r, width=200)
+    markdown = render_markdown(r).replace("\\", "")
+    for out in (text, markdown):
+        assert "contradicted (support 0.03): «Refunds take 30 days.»" in out
+        assert "chunk 2 not useful (usefulness 0.08) «second chunk»" in out
+        assert "P(" not in out
+    assert _html_detail_data(render_html(r))["strength"] == {
+        "claim": "support",
+        "point": "support",
+        "chunk": "usefulness",
+    }
+    assert explain(r.cases[0], "faithfulness")[0].startswith("contradicted: ")  # judge unknown

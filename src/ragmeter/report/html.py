@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from dataclasses import asdict
 from html import escape
 from importlib.resources import files
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..results import MetricSummary, RunResult
 from .calibration import calibration_lines
+from .failures import strength_labels
 
 COLORS = ("#0969da", "#8250df", "#bf8700", "#1a7f37")
 _ERROR_TRAP = (
@@ -283,6 +285,7 @@ def render_html(run: RunResult, *, baseline: RunResult | None = None) -> str:
     data = {
         "metrics": list(METRICS),
         "thresholds": {m: run.run.thresholds.get(m) for m in METRICS},
+        "strength": asdict(strength_labels(judge)),
         "cases": _case_data(run),
     }
     script = _asset("report.js")

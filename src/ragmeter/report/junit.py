@@ -55,7 +55,7 @@ def render_junit(run: RunResult, *, baseline: RunResult | None = None) -> str:
                     message=_clean(f"{metric} {result.score:.3f} < threshold {threshold:.2f}"),
                     type="BelowThreshold",
                 )
-                lines = [f"question: {case.question}", *explain(case, metric)]
+                lines = [f"question: {case.question}", *explain(case, metric, run.judge)]
                 node.text = _clean("\n".join(lines))
             else:
                 ET.SubElement(test, "system-out").text = _clean(f"{metric} {result.score:.3f}")

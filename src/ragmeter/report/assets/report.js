@@ -101,6 +101,12 @@
   }
 
   function label(v) { return v.replace(/_/g, " "); }
+  // The number a verdict carries, named as the judge means it (data.strength: P(supported)
+  // for an LLM judge's claims, support for the local judge's, ...); nothing when it has none.
+  function strength(kind, x) {
+    if (x === null || x === undefined || !data.strength || !data.strength[kind]) { return null; }
+    return el("span", "strength", data.strength[kind] + " " + x.toFixed(2));
+  }
 
   function renderDetail(c) {
     var d = $("detail");
@@ -130,7 +136,8 @@
     if (faith && faith.claims.length) {
       d.append(el("h3", "", "Claims of the answer (faithfulness)"));
       faith.claims.forEach(function (cl) {
-        var row = el("div", "claim " + cl.verdict, el("span", "badge " + cl.verdict, label(cl.verdict)), cl.claim);
+        var row = el("div", "claim " + cl.verdict, el("span", "badge " + cl.verdict, label(cl.verdict)),
+          strength("claim", cl.confidence), cl.claim);
         if (cl.chunk_index !== null && cl.chunk_index !== undefined) {
           row.append(el("div", "reason", "chunk " + (cl.chunk_index + 1) + (cl.evidence ? ": «" + cl.evidence + "»" : "")));
         }
@@ -144,7 +151,8 @@
       recall.points.forEach(function (p) {
         var cls = p.supported ? "supported" : "missing";
         var row = el("div", "point " + cls,
-          el("span", "badge " + (p.supported ? "supported" : "contradicted"), p.supported ? "found" : "missing"), p.point);
+          el("span", "badge " + (p.supported ? "supported" : "contradicted"), p.supported ? "found" : "missing"),
+          strength("point", p.confidence), p.point);
         if (p.reason) { row.append(el("div", "reason", p.reason)); }
         d.append(row);
       });
@@ -165,7 +173,8 @@
       var box = el("div", "chunk " + cls);
       var badge = v === undefined ? el("span", "badge unjudged", "not judged")
         : el("span", "badge " + cls, v.useful ? "useful" : "not useful");
-      box.append(el("div", "", badge, "chunk " + (i + 1), v && v.reason ? el("span", "reason", " — " + v.reason) : null));
+      box.append(el("div", "", badge, v ? strength("chunk", v.score) : null, "chunk " + (i + 1),
+        v && v.reason ? el("span", "reason", " — " + v.reason) : null));
       var spans = [];
       if (faith) {
         faith.claims.forEach(function (cl) {
