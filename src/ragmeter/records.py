@@ -3,6 +3,24 @@
 Every record remembers the source line where it starts, so any problem, from invalid UTF-8 to a
 wrong field type, is reported as `file:line: field 'x': what to do`. JSONL, JSON, YAML and CSV
 are read here once for every kind of input file.
+
+Every value read must survive being written to results.json unchanged, and reading must take
+memory in proportion to the file, so these are refused at load, located, before any work:
+
+* YAML aliases (`*name`): a few hundred bytes of nested aliases expand to gigabytes once the
+  cases are validated and saved (an "alias bomb"). Bounding the expansion would still let a
+  small file cost a lot, and an eval set gains little from them, so they are refused outright
+  (merge keys, `<<: *defaults`, are aliases too); write the value out in each record.
+* Lists and objects nested more than :data:`MAX_NESTING` levels deep within a record (a deeper
+  document would otherwise end in a RecursionError from the parser).
+* Lone surrogates (`"\\ud800"` in JSON): not characters, so they cannot be saved as UTF-8.
+* NaN and Infinity (Python's JSON reader accepts them, YAML has `.nan` and `.inf`): JSON has no
+  such numbers, so results.json could only store them as null, which would not carry metadata
+  untouched. Write null, or the value as text.
+* Values JSON cannot hold, such as YAML `!!binary` or `!!set`.
+* CSV is read strictly: a quote that is never closed (it would swallow every following row into
+  one cell), text after a closing quote, and a row with more or fewer cells than the header
+  are errors naming the line and the column.
 """
 
 from __future__ import annotations
@@ -14,6 +32,7 @@ import datetime
 import difflib
 import io
 import json
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -54,6 +73,12 @@ FIELD_HINTS = {
     "lang": "write 'en' or 'zh', or leave it out to detect the language",
     "answer": "write the answer as text",
 }
+
+
+MAX_NESTING = 64
+"""Deepest nesting of lists and objects allowed in a record (the record itself is level 1)."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -101,8 +126,106 @@ def read_records(path: str | Path, *, json_columns: Iterable[str] = ()) -> list[
                 'field names to values, e.g. {"id": "q1", "question": "..."}',
                 line=line,
             )
+        if not _plain(data):
+            _check_values(path, line, data)  # raises, naming the field
         records.append(Record(number, line, data))
     return records
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain(record: dict[str, Any]) -> bool:
+    """Quick test that `record` has nothing :func:`_check_values` refuses (it finds the field)."""
+
+    def ok(value: Any) -> bool:
+        kind = type(value)
+        if kind is str:
+            return value.isascii() or _SURROGATE.search(value) is None
+        if kind is float:
+            return math.isfinite(value)
+        return kind in _SCALARS
+
+    stack: list[tuple[Any, int]] = [(record, 1)]
+    while stack:
+        container, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return False
+        items = container.items() if type(container) is dict else enumerate(container)
+        for key, value in items:
+            if type(key) is str and not ok(key):
+                return False
+            if type(value) in (dict, list):
+                stack.append((value, depth + 1))
+            elif not ok(value):
+                return False
+    return True
+
+
+def _check_values(path: Path, line: int, record: dict[str, Any]) -> None:
+    """Refuse what results.json could not carry unchanged (lone surrogates, NaN and Infinity,
+    binary values) and nesting deeper than MAX_NESTING, naming the field."""
+
+    def error(message: str, where: tuple[object, ...]) -> CaseFileError:
+        parts = [str(p) for p in where]
+        if len(parts) > 8:
+            parts = [*parts[:6], "…"]
+        return CaseFileError(path, message, line=line, field=".".join(parts) or None)
+
+    def surrogate(text: str) -> str | None:
+        found = None if text.isascii() else _SURROGATE.search(text)
+        return None if found is None else f"\\u{ord(found.group()):04x}"
+
+    # Depth-first, in file order, without recursion (no depth can overflow the stack).
+    stack: list[tuple[object, tuple[object, ...], int]] = [(record, (), 1)]
+    while stack:
+        value, where, depth = stack.pop()
+        if isinstance(value, str):
+            if (escape := surrogate(value)) is not None:
+                raise error(
+                    f"the text holds a lone surrogate ({escape}), which is not a character and "
+                    "cannot be saved as UTF-8; fix the escape sequence or remove it",
+                    where,
+                )
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                name = "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+                raise error(
+                    f"{name} is not a number results.json can hold (JSON has no NaN or "
+                    'Infinity); write null, a number, or the value as text ("NaN")',
+                    where,
+                )
+        elif isinstance(value, dict | list):
+            if depth > MAX_NESTING:
+                raise error(_too_deep(), where)
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            children = []
+            for key, item in items:
+                if isinstance(key, str) and (escape := surrogate(key)) is not None:
+                    raise error(
+                        f"a key holds a lone surrogate ({escape}), which is not a character and "
+                        "cannot be saved as UTF-8; fix the escape sequence or remove it",
+                        where,
+                    )
+                children.append((item, (*where, key), depth + 1))
+            stack.extend(reversed(children))
+        elif not (value is None or isinstance(value, int | datetime.date)):
+            # YAML !!binary, !!set or !!omap; complex numbers from a pandas-style CSV cell.
+            raise error(
+                f"a value of type {type(value).__name__} cannot be saved in results.json; "
+                "write it as text, a number, a list or an object",
+                where,
+            )
+
+
+_TOO_MANY_DIGITS = "invalid JSON: a number has more than 4300 digits; write it as text"
+
+
+def _too_deep() -> str:
+    return (
+        f"lists and objects are nested more than {MAX_NESTING} levels deep; "
+        "flatten the data (e.g. keep it as text)"
+    )
 
 
 def record_fields(
@@ -275,10 +398,35 @@ def _read_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
             ) from None
         except _DuplicateKeyError as exc:
             raise _duplicate_key(path, exc, line) from None
+        except RecursionError:
+            raise CaseFileError(path, _too_deep(), line=line) from None
+        except ValueError:  # an integer of more than 4300 digits
+            raise CaseFileError(path, _TOO_MANY_DIGITS, line=line) from None
     return records
 
 
 _JSON_WS = re.compile(r"[ \t\n\r]*")
+
+
+# Strings (skipped whole, so brackets in text do not count), brackets and newlines.
+_JSON_NESTING_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}\n]')
+
+
+def _deep_json_line(text: str) -> int | None:
+    """The first line where the JSON `text` nests deeper than MAX_NESTING, to locate the
+    RecursionError of a document too deep for the parser."""
+    depth, line = 0, 1
+    for match in _JSON_NESTING_TOKENS.finditer(text):
+        token = match.group()
+        if token == "\n":
+            line += 1
+        elif token in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return line
+        elif token in "]}":
+            depth -= 1
+    return None
 
 
 def _read_json(path: Path, text: str) -> list[tuple[int, Any]]:
@@ -290,6 +438,12 @@ def _read_json(path: Path, text: str) -> list[tuple[int, Any]]:
         raise CaseFileError(
             path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
         ) from None
+    except RecursionError:
+        raise CaseFileError(path, _too_deep(), line=_deep_json_line(text)) from None
+    except ValueError:  # an integer of more than 4300 digits
+        digits = re.search(r"\d{4301}", text)
+        line = text.count("\n", 0, digits.start()) + 1 if digits else None
+        raise CaseFileError(path, _TOO_MANY_DIGITS, line=line) from None
     # The text is valid JSON: walk it with raw_decode to learn where each record starts.
     decoder = json.JSONDecoder(object_pairs_hook=_no_duplicates)
 
@@ -344,13 +498,88 @@ def _read_json(path: Path, text: str) -> list[tuple[int, Any]]:
     )
 
 
+class _RefusedYAML(Exception):
+    """YAML that is valid but refused in an input file (an alias, too deep nesting)."""
+
+    def __init__(self, message: str, line: int, where: list[object]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        # Keys and indexes from the document root; the record's own fields follow the
+        # top-level list index (and 'cases' above it, when the top level is a mapping).
+        parts = [p for p in where if p is not None]
+        if len(parts) > 1 and parts[0] == "cases" and isinstance(parts[1], int):
+            parts = parts[2:]
+        elif parts and isinstance(parts[0], int):
+            parts = parts[1:]
+        shown = [str(p) for p in parts]
+        if len(shown) > 8:
+            shown = [*shown[:6], "…"]
+        self.field = ".".join(shown) or None
+
+
+def _yaml_loader(text: str) -> Any:
+    """A PyYAML SafeLoader that refuses aliases and bounds nesting while it composes the
+    document, before anything is expanded (see the module docstring for why)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self.where: list[object] = []
+            self.last_node: Any = None
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            # `index` is the key node of a mapping value, the position of a sequence item,
+            # or None for a key or the root.
+            if isinstance(index, yaml.Node):
+                index = index.value if isinstance(index, yaml.ScalarNode) else "?"
+            self.where.append(index)
+            try:
+                if self.check_event(yaml.AliasEvent):
+                    event = self.peek_event()
+                    raise _RefusedYAML(
+                        f"YAML alias '*{event.anchor}' refused: aliases can make a small file "
+                        "expand to gigabytes; write the value out in each record",
+                        event.start_mark.line + 1,
+                        self.where,
+                    )
+                # Two levels above a record (the list, and 'cases'), one for a scalar.
+                if len(self.where) > MAX_NESTING + 3:
+                    raise _RefusedYAML(
+                        _too_deep(), self.peek_event().start_mark.line + 1, self.where
+                    )
+                return super().compose_node(parent, index)
+            finally:
+                self.where.pop()
+
+        def construct_object(self, node: Any, deep: bool = False) -> Any:
+            self.last_node = node
+            return super().construct_object(node, deep=deep)
+
+    return Loader(text)
+
+
 def _read_yaml(path: Path, text: str) -> list[tuple[int, Any]]:
     import yaml
 
-    loader = yaml.SafeLoader(text)
+    loader = _yaml_loader(text)
     try:
         node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        data: Any = loader.construct_document(node) if node is not None else None
+    except _RefusedYAML as exc:
+        raise CaseFileError(path, exc.message, line=exc.line, field=exc.field) from None
+    except (ValueError, TypeError, AttributeError) as exc:
+        # A scalar PyYAML fails to convert (`2024-13-45`, `!!int x`, 5000 digits).
+        bad = loader.last_node
+        value = str(getattr(bad, "value", ""))
+        value = value if len(value) <= 40 else value[:40] + "…"
+        raise CaseFileError(
+            path,
+            f"invalid YAML value {value!r} ({str(exc).split(';')[0][:200]}); "
+            "quote it to keep it as text",
+            line=bad.start_mark.line + 1 if bad is not None else None,
+        ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "syntax error"
@@ -400,7 +629,9 @@ def _read_yaml(path: Path, text: str) -> list[tuple[int, Any]]:
 
 
 def _read_csv(path: Path, text: str, json_columns: frozenset[str]) -> list[tuple[int, Any]]:
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # strict: an unclosed quote or text after a closing quote is an error, not a cell that
+    # silently takes in the rest of the file.
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     header: list[str] | None = None
     records: list[tuple[int, Any]] = []
     end = 0
@@ -421,6 +652,16 @@ def _read_csv(path: Path, text: str, json_columns: frozenset[str]) -> list[tuple
                     'put cells that contain commas in double quotes ("a, b")',
                     line=start,
                 )
+            if len(row) < len(header):
+                missing = header[len(row)]
+                raise CaseFileError(
+                    path,
+                    f"row has {len(row)} cells but the header has {len(header)} columns "
+                    f"(no cell for '{missing}'); write an empty cell (a trailing comma) for a "
+                    "column with no value, and check the quotes of the cells before it",
+                    line=start,
+                    field=missing,
+                )
             data: dict[str, Any] = {}
             for name, cell in zip(header, row, strict=False):
                 if not cell.strip():
@@ -428,8 +669,58 @@ def _read_csv(path: Path, text: str, json_columns: frozenset[str]) -> list[tuple
                 data[name] = _json_cell(path, cell, start, name) if name in json_columns else cell
             records.append((start, data))
     except csv.Error as exc:
-        raise CaseFileError(path, f"invalid CSV: {exc}", line=reader.line_num) from None
+        raise _csv_error(path, text, end + 1, reader.line_num, str(exc), header) from None
     return records
+
+
+def _csv_error(
+    path: Path, text: str, start: int, line: int, problem: str, header: list[str] | None
+) -> CaseFileError:
+    """The csv module's error for the record starting at line `start` (noticed at `line`),
+    with the column of the cell at fault."""
+    lines = io.StringIO(text, newline="").readlines()
+    record = "".join(lines[start - 1 : line])
+
+    def strict_error(part: str) -> str | None:
+        try:
+            list(csv.reader(io.StringIO(part, newline=""), strict=True))
+        except csv.Error as exc:
+            return str(exc)
+        return None
+
+    def cells(part: str) -> int:
+        return len(next(csv.reader(io.StringIO(part, newline="")), []))
+
+    if problem == "unexpected end of data":
+        # The last cell opens a quote that never closes: it runs to the end of the file.
+        column = cells(record) - 1
+        message = (
+            f"a quoted cell is never closed: its opening quote takes in every line to the end "
+            f"of the file (line {line}), rows included; close the quote, and write a quote "
+            'inside a quoted cell as two ("")'
+        )
+    else:
+        # The shortest start of the record that fails the same way ends at the fault.
+        low, high = 1, len(record)
+        while low < high:
+            middle = (low + high) // 2
+            if strict_error(record[:middle]) == problem:
+                high = middle
+            else:
+                low = middle + 1
+        column = cells(record[:low]) - 1
+        if problem.startswith("',' expected after"):
+            problem = "text follows the closing quote of a quoted cell"
+        noticed = record[:low].count("\n") + record[:low].count("\r") - record[:low].count("\r\n")
+        where = f" (line {start + noticed})" if noticed else ""
+        message = (
+            f"invalid CSV: {problem}{where}; quote the whole cell and write a quote inside it "
+            'as two ("")'
+        )
+    field = None
+    if header is not None and column >= 0:
+        field = header[column] if column < len(header) else f"column {column + 1}"
+    return CaseFileError(path, message, line=start, field=field)
 
 
 def _check_header(path: Path, header: list[str], line: int) -> None:
@@ -452,7 +743,10 @@ def _check_header(path: Path, header: list[str], line: int) -> None:
 def _json_cell(path: Path, cell: str, line: int, name: str) -> Any:
     try:
         return json.loads(cell)
+    except RecursionError:
+        raise CaseFileError(path, _too_deep(), line=line, field=name) from None
     except json.JSONDecodeError as exc:
+        message = exc.msg
         stripped = cell.strip()
         if stripped[:1] in "[{":
             # pandas writes list columns as Python literals (['a', 'b']): accept those too.
@@ -462,10 +756,12 @@ def _json_cell(path: Path, cell: str, line: int, name: str) -> Any:
                 value = None
             if isinstance(value, list | dict):
                 return value
-        raise CaseFileError(
-            path,
-            f"cell is not valid JSON ({exc.msg}); this column holds JSON text, "
-            'e.g. ["first", "second"] for a list or {"key": "value"} for an object',
-            line=line,
-            field=name,
-        ) from None
+    except ValueError:  # an integer of more than 4300 digits
+        message = "a number has more than 4300 digits; write it as text"
+    raise CaseFileError(
+        path,
+        f"cell is not valid JSON ({message}); this column holds JSON text, "
+        'e.g. ["first", "second"] for a list or {"key": "value"} for an object',
+        line=line,
+        field=name,
+    ) from None
