@@ -2,24 +2,38 @@
 
 `results.json` is a versioned pydantic tree. Older schema versions are migrated on load;
 newer ones are refused with a message that says to upgrade ragmeter.
+
+A file is read as ragmeter wrote it or not at all (:func:`load_run`): types are checked strictly
+(no `"2"` for 2), NaN and Infinity are refused, and the summary must agree with the cases, since
+reports and the gate read both. The counts, means, failures and histograms of the summary are
+recomputed from the cases and a difference is an error naming the field; the breakdown of
+unscored reasons and the health verdict, which are texts built from the cases, are rebuilt from
+them (so a file written before their wording changed still loads).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from ._exceptions import ResultsError, describe_validation_error
 from .judges.base import METRICS, JudgeFingerprint, Lang, MetricName, MetricResult, Turn
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"
+
+
+def _pair(value: Any) -> Any:
+    """A JSON array of two numbers as a tuple, for strict validation of a `ci` read back."""
+    return tuple(value) if isinstance(value, list) else value
 
 
 class CaseResult(BaseModel):
@@ -77,6 +91,11 @@ class MetricSummary(BaseModel):
     """Failure threshold used for n_failed."""
     histogram: list[int] = Field(default_factory=list)
     """Counts of scores in ten equal bins over [0, 1]."""
+
+    @field_validator("ci", mode="before")
+    @classmethod
+    def _ci_pair(cls, value: Any) -> Any:
+        return _pair(value)
 
 
 class Finding(BaseModel):
@@ -186,6 +205,11 @@ class CalibrationNote(BaseModel):
     """Set when the figure is the judge's published measurement on a public labelled set
     (its name), not a calibration on the user's own labels."""
 
+    @field_validator("ci", mode="before")
+    @classmethod
+    def _ci_pair(cls, value: Any) -> Any:
+        return _pair(value)
+
 
 class RunInfo(BaseModel):
     """What was run and how."""
@@ -233,12 +257,9 @@ class RunResult(BaseModel):
     @classmethod
     def _check_version(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            version = data.get("schema_version", SCHEMA_VERSION)
-            if isinstance(version, int) and version > SCHEMA_VERSION:
-                raise ValueError(
-                    f"schema_version {version} is newer than this ragmeter understands "
-                    f"({SCHEMA_VERSION}); upgrade ragmeter"
-                )
+            problem = _version_problem(data.get("schema_version", SCHEMA_VERSION))
+            if problem:
+                raise ValueError(f"schema_version {problem}")
         return data
 
     def summary_dict(self) -> dict[str, dict[str, Any]]:
@@ -320,16 +341,197 @@ def read_json_file(path: str | Path, default_name: str, missing: str) -> tuple[P
 
 
 def load_run(path: str | Path) -> RunResult:
-    """Load a run from a results directory or a results.json file."""
+    """Load a run from a results directory or a results.json file.
+
+    Raises ResultsError naming the file and the field when the file is not one ragmeter
+    wrote: a type other than the one written (strict: no `"2"` for 2), NaN or Infinity, or a
+    summary that disagrees with the cases (see the module docstring)."""
     path, data = read_json_file(
         path, RESULTS_FILE, "no results file; run `ragmeter run ... --out DIR` first"
     )
     if not isinstance(data, dict) or "schema_version" not in data:
         raise ResultsError(f"{path}: missing schema_version: not a ragmeter results file")
+    problem = _version_problem(data["schema_version"])
+    if problem:
+        raise ResultsError(f"{path}: field 'schema_version': {problem}")
+    _refuse_non_finite(path, data)
     try:
-        return RunResult.model_validate(data)
+        run = RunResult.model_validate(data, strict=True)
     except ValidationError as exc:
-        raise ResultsError(f"{path}: {describe_validation_error(exc)}") from exc
+        first = exc.errors()[0]
+        got = ""
+        if first["type"] != "missing" and not isinstance(first.get("input"), dict | list):
+            got = f" (got {_shown(first.get('input'))})"
+        raise ResultsError(f"{path}: {describe_validation_error(exc)}{got}; {_EDITED}") from exc
+    _reconcile(path, run)
+    return run
+
+
+_EDITED = "the file was edited or is corrupt: re-run to regenerate it"
+
+
+def _version_problem(version: Any) -> str | None:
+    if isinstance(version, bool) or not isinstance(version, int):
+        return (
+            f"must be a whole number (this ragmeter writes {SCHEMA_VERSION}), got {_shown(version)}"
+        )
+    if version > SCHEMA_VERSION:
+        return (
+            f"{version} is newer than this ragmeter understands ({SCHEMA_VERSION}); "
+            "upgrade ragmeter"
+        )
+    if version < 1:
+        return f"{version} was never written by ragmeter (versions start at 1)"
+    return None
+
+
+def _shown(value: Any) -> str:
+    """A value for an error message: its kind and a short repr."""
+    kind = {str: "the string", bool: "the boolean", type(None): ""}.get(type(value), "")
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:60] + "…"
+    return f"{kind} {text}".strip()
+
+
+def _refuse_non_finite(path: Path, data: object) -> None:
+    """Python's JSON reader accepts NaN and Infinity, which ragmeter never writes (it writes
+    null): refuse them, naming the field."""
+    stack: list[tuple[object, tuple[object, ...]]] = [(data, ())]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            field = ".".join(str(p) for p in where)
+            name = "NaN" if value != value else "Infinity" if value > 0 else "-Infinity"
+            raise ResultsError(
+                f"{path}: field '{field}': {name} is not a number ragmeter writes; {_EDITED}"
+            )
+        if isinstance(value, dict):
+            stack.extend((v, (*where, k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, (*where, i)) for i, v in enumerate(value))
+
+
+def _reconcile(path: Path, run: RunResult) -> None:
+    """Check that the summary agrees with the cases (a difference raises ResultsError naming
+    the field) and rebuild the unscored breakdowns and the health verdict from the cases."""
+    from .health import assess_run
+    from .summary import group_unscored
+
+    def refuse(field: str, message: str) -> ResultsError:
+        return ResultsError(f"{path}: field '{field}': {message}; {_EDITED}")
+
+    cases = run.cases
+    seen: dict[str, int] = {}
+    for i, case in enumerate(cases):
+        if case.id in seen:
+            raise refuse(f"cases.{i}.id", f"duplicate id '{case.id}' (also cases.{seen[case.id]})")
+        seen[case.id] = i
+        for metric, result in case.metrics.items():
+            if result.metric != metric:
+                raise refuse(
+                    f"cases.{i}.metrics.{metric}.metric",
+                    f"the result under '{metric}' says it is '{result.metric}'",
+                )
+        for metric, scores in case.repeats.items():
+            if not scores or metric not in case.metrics or scores[0] != case.score(metric):
+                raise refuse(
+                    f"cases.{i}.repeats.{metric}",
+                    "the first judgement must be the case's score on the metric",
+                )
+            if any(s is not None and not 0.0 <= s <= 1.0 for s in scores):
+                raise refuse(f"cases.{i}.repeats.{metric}", "scores must lie in [0, 1]")
+
+    summary = run.summary
+    metrics = tuple(m for m in METRICS if m in summary.metrics)
+    for case in cases:
+        for metric in case.metrics:
+            if metric not in summary.metrics:
+                raise refuse(
+                    "summary.metrics",
+                    f"no summary of '{metric}', though case '{case.id}' was judged on it",
+                )
+    if summary.n_cases != len(cases):
+        raise refuse("summary.n_cases", _says(summary.n_cases, len(cases)))
+    n_errors = sum(c.pipeline_error is not None for c in cases)
+    if summary.n_pipeline_errors != n_errors:
+        raise refuse("summary.n_pipeline_errors", _says(summary.n_pipeline_errors, n_errors))
+    thresholds = run.run.thresholds
+    for metric in metrics:
+        _reconcile_metric(
+            refuse, f"summary.metrics.{metric}", summary.metrics[metric], cases, metric, thresholds
+        )
+    by_category: dict[str, list[CaseResult]] = {}
+    for case in cases:
+        by_category.setdefault(case.category, []).append(case)
+    if set(summary.by_category) != set(by_category):
+        stored, actual = sorted(summary.by_category), sorted(by_category)
+        raise refuse("summary.by_category", f"{_says(stored, actual)} as categories")
+    for category, per_metric in summary.by_category.items():
+        where = f"summary.by_category.{category}"
+        if set(per_metric) != set(metrics):
+            raise refuse(where, f"{_says(sorted(per_metric), sorted(metrics))} as metrics")
+        for metric in metrics:
+            _reconcile_metric(
+                refuse,
+                f"{where}.{metric}",
+                per_metric[metric],
+                by_category[category],
+                metric,
+                thresholds,
+            )
+    # Texts built from the per-case reasons: rebuilt, so only the cases are trusted.
+    summary.unscored_groups = group_unscored(cases, metrics)
+    if run.health is not None:
+        share = run.health.min_scored_share
+        if not 0.0 < share <= 1.0:
+            raise refuse("health.min_scored_share", f"{share} is not a share in (0, 1]")
+        run.health = assess_run(summary, metrics, min_scored_share=share)
+
+
+def _reconcile_metric(
+    refuse: Callable[[str, str], ResultsError],
+    where: str,
+    stored: MetricSummary,
+    cases: list[CaseResult],
+    metric: MetricName,
+    thresholds: dict[str, float],
+) -> None:
+    from .summary import summarize_metric
+
+    if metric in thresholds and stored.threshold != thresholds[metric]:
+        raise refuse(
+            f"{where}.threshold",
+            f"{stored.threshold} but run.thresholds.{metric} is {thresholds[metric]}",
+        )
+    expected = summarize_metric(cases, metric, stored.threshold, with_ci=False)
+    for name in ("n_scored", "n_unscored", "n_failed", "histogram"):
+        if getattr(stored, name) != getattr(expected, name):
+            raise refuse(f"{where}.{name}", _says(getattr(stored, name), getattr(expected, name)))
+    same_mean = (stored.mean is None) == (expected.mean is None) and (
+        stored.mean is None
+        or expected.mean is None
+        or math.isclose(stored.mean, expected.mean, rel_tol=1e-9, abs_tol=1e-12)
+    )
+    if not same_mean:
+        raise refuse(f"{where}.mean", _says(stored.mean, expected.mean))
+    if stored.ci is not None:
+        scores = [s for c in cases if (s := c.score(metric)) is not None]
+        low, high = stored.ci
+        if len(scores) < 2:
+            raise refuse(
+                f"{where}.ci", f"an interval needs two scores, the cases have {len(scores)}"
+            )
+        if not min(scores) - 1e-9 <= low <= high <= max(scores) + 1e-9:
+            raise refuse(
+                f"{where}.ci",
+                f"[{low}, {high}] is not an interval of a mean of scores from {min(scores)} "
+                f"to {max(scores)}",
+            )
+    stored.unscored_reasons = expected.unscored_reasons
+
+
+def _says(stored: Any, expected: Any) -> str:
+    return f"the file says {_shown(stored)} but its cases give {_shown(expected)}"
 
 
 __all__ = [

@@ -20,9 +20,14 @@ DEFAULT_FAIL_THRESHOLDS: dict[MetricName, float] = {
 
 
 def summarize_metric(
-    cases: Iterable[CaseResult], metric: MetricName, threshold: float | None = None
+    cases: Iterable[CaseResult],
+    metric: MetricName,
+    threshold: float | None = None,
+    *,
+    with_ci: bool = True,
 ) -> MetricSummary:
-    """Mean, interval, counts and distribution of one metric over `cases`."""
+    """Mean, interval, counts and distribution of one metric over `cases` (without the
+    bootstrap interval, the slow part, when not `with_ci`)."""
     scores: list[float] = []
     reasons: Counter[str] = Counter()
     for case in cases:
@@ -35,7 +40,7 @@ def summarize_metric(
             scores.append(result.score)
     return MetricSummary(
         mean=mean(scores),
-        ci=bootstrap_ci(scores),
+        ci=bootstrap_ci(scores) if with_ci else None,
         n_scored=len(scores),
         n_unscored=sum(reasons.values()),
         unscored_reasons=dict(reasons.most_common()),
