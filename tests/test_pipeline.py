@@ -310,7 +310,7 @@ async def test_http_pipeline_errors(server: Server, path: str, expected: str) ->
 
 async def test_http_pipeline_timeout(server: Server) -> None:
     async with HttpPipeline(f"{server.url}/slow", timeout=0.2) as p:
-        with pytest.raises(PipelineError, match=r"timed out after 0\.2s"):
+        with pytest.raises(PipelineError, match=r"^pipeline timed out after 0\.2 s$"):
             await p.run(CASE)
 
 

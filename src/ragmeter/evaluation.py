@@ -65,15 +65,21 @@ def build_pipeline(
     pipeline: str | None = None,
     answers: Path | str | None = None,
     endpoint: str | None = None,
+    timeout: float | None = None,
 ) -> Pipeline:
-    """The pipeline adapter for exactly one of the sources, or the cases' own answers."""
+    """The pipeline adapter for exactly one of the sources, or the cases' own answers;
+    `timeout` is the seconds one case may take (default `pipeline.DEFAULT_TIMEOUT`)."""
     from .pipeline import (
+        DEFAULT_TIMEOUT,
         AnswersFilePipeline,
         CallablePipeline,
         HttpPipeline,
         PrecomputedPipeline,
+        check_timeout,
         load_callable,
     )
+
+    timeout = DEFAULT_TIMEOUT if timeout is None else check_timeout(timeout)
 
     given = [
         name
@@ -87,11 +93,11 @@ def build_pipeline(
     if len(given) > 1:
         raise ConfigError(f"give only one of {', '.join(given)}")
     if pipeline:
-        return CallablePipeline(load_callable(pipeline), name=pipeline)
+        return CallablePipeline(load_callable(pipeline), name=pipeline, timeout=timeout)
     if answers:
         return AnswersFilePipeline(answers)
     if endpoint:
-        return HttpPipeline(endpoint)
+        return HttpPipeline(endpoint, timeout=timeout)
     if cases and all(c.answer is not None for c in cases):
         return PrecomputedPipeline()
     raise ConfigError(
@@ -192,6 +198,7 @@ def estimate_run(
 ) -> Any:
     """What judging would cost: runs the pipeline (not the judge) and asks the judge for an
     estimate. Returns None for judges that make no paid calls (the local judge)."""
+    from .pipeline import run_case
     from .runner import build_sample, case_lang
 
     judge = build_judge(settings)
@@ -204,8 +211,8 @@ def estimate_run(
         try:
             for case in cases:
                 try:
-                    output = await pipeline.run(case)
-                except Exception:  # a failing case costs nothing to judge
+                    output = await run_case(pipeline, case)
+                except Exception:  # a failing or timed-out case costs nothing to judge
                     continue
                 out.append(
                     build_sample(case, output.contexts, output.answer, case_lang(case, lang))

@@ -5,22 +5,29 @@ callable (:class:`CallablePipeline`, :func:`load_callable`), an HTTP endpoint
 (:class:`HttpPipeline`), a file of precomputed answers (:class:`AnswersFilePipeline`), and the
 eval file's own RAGAS-style answers (:class:`PrecomputedPipeline`). Every failure of the user's
 side becomes a :class:`PipelineError` naming the case and what was wrong.
+
+Each case gets a total deadline (:func:`run_case`, the pipeline's `timeout` attribute, else
+:data:`DEFAULT_TIMEOUT`); a case past it raises :class:`PipelineTimeout` and the run goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import importlib
 import inspect
 import os
 import sys
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import _deadline
 from ._exceptions import CaseFileError, ConfigError, PipelineError
 from .cases import Case
 from .records import read_records, record_fields, validate_record
@@ -30,6 +37,37 @@ if TYPE_CHECKING:
 
 OUTPUT_ALIASES: dict[str, str] = {"retrieved_contexts": "contexts", "response": "answer"}
 """RAGAS names accepted in pipeline outputs and answers files."""
+
+DEFAULT_TIMEOUT = 120.0
+"""Seconds one case may spend in the pipeline, whatever its kind (`--timeout`): room for a
+local model generating a long answer on a CPU, while a hung case holds a slot 2 minutes at most."""
+
+T = TypeVar("T")
+
+
+class PipelineTimeout(PipelineError):
+    """The pipeline did not answer one case within its total deadline."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        # No case id or pipeline name: every timeout of a run reads (and aggregates) the same.
+        super().__init__(f"pipeline timed out after {seconds:g} s")
+
+
+async def within(seconds: float | None, awaitable: Awaitable[T]) -> T:
+    """`awaitable`'s result, or :class:`PipelineTimeout` once `seconds` have passed in total
+    (None: no deadline). A `TimeoutError` the awaitable raises itself passes through as is."""
+    try:
+        return await _deadline.within(seconds, awaitable)
+    except _deadline.DeadlinePassed as exc:
+        raise PipelineTimeout(exc.seconds) from None
+
+
+def check_timeout(seconds: float | None) -> float | None:
+    """`seconds` if it is a usable deadline (positive, finite) or None; else ConfigError."""
+    if seconds is not None and not 0 < seconds < float("inf"):
+        raise ConfigError(f"--timeout must be a positive number of seconds, not {seconds:g}")
+    return seconds
 
 
 class PipelineOutput(BaseModel):
@@ -45,7 +83,11 @@ class PipelineOutput(BaseModel):
 
 @runtime_checkable
 class Pipeline(Protocol):
-    """A RAG pipeline under test."""
+    """A RAG pipeline under test.
+
+    It may also have a `timeout` attribute: the seconds one case may take in total (None for no
+    limit); without one, :data:`DEFAULT_TIMEOUT` applies (see :func:`run_case`).
+    """
 
     name: str
     """Shown in reports and stored with results."""
@@ -53,6 +95,15 @@ class Pipeline(Protocol):
     async def run(self, case: Case) -> PipelineOutput:
         """Answer one case; raise :class:`PipelineError` on any failure."""
         ...
+
+
+async def run_case(pipeline: Pipeline, case: Case) -> PipelineOutput:
+    """`pipeline.run(case)` under the pipeline's total deadline (its `timeout` attribute, else
+    :data:`DEFAULT_TIMEOUT`); raises :class:`PipelineTimeout` when it passes."""
+    seconds = getattr(pipeline, "timeout", DEFAULT_TIMEOUT)
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int | float)):
+        seconds = DEFAULT_TIMEOUT  # a `timeout` attribute that means something else
+    return await within(seconds, pipeline.run(case))
 
 
 def coerce_output(result: object, source: str) -> PipelineOutput:
@@ -125,22 +176,30 @@ class CallablePipeline:
     """A Python function `fn(question, history)`, sync or async, as a pipeline.
 
     `history` is a list of `{"role", "content"}` dicts, oldest first. Sync functions run in a
-    worker thread so they do not block other cases.
+    thread of their own so they do not block other cases. `timeout` is the seconds one case
+    may take (None: no limit), enforced by :func:`run_case`.
     """
 
-    def __init__(self, fn: Callable[..., Any], *, name: str | None = None) -> None:
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> None:
         if not callable(fn):
             raise ConfigError(f"pipeline {fn!r} is not callable")
         self.fn = fn
         self.name = name or _callable_name(fn)
+        self.timeout = check_timeout(timeout)
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
             type(fn).__call__  # an object with an async __call__
         )
 
     @classmethod
-    def from_spec(cls, spec: str) -> CallablePipeline:
+    def from_spec(cls, spec: str, *, timeout: float | None = DEFAULT_TIMEOUT) -> CallablePipeline:
         """Load `package.module:function` and wrap it; the pipeline is named after `spec`."""
-        return cls(load_callable(spec), name=spec)
+        return cls(load_callable(spec), name=spec, timeout=timeout)
 
     async def run(self, case: Case) -> PipelineOutput:
         history = [turn.model_dump() for turn in case.history]
@@ -149,7 +208,7 @@ class CallablePipeline:
             if self._is_async:
                 result = await self.fn(case.question, history)
             else:
-                result = await asyncio.to_thread(self.fn, case.question, history)
+                result = await _in_daemon_thread(self.fn, case.question, history)
                 if inspect.isawaitable(result):
                     result = await result
         except Exception as exc:
@@ -158,6 +217,41 @@ class CallablePipeline:
 
     async def aclose(self) -> None:
         """Nothing to release; present so every adapter can be closed the same way."""
+
+
+async def _in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` in a new daemon thread, awaited without blocking the loop.
+
+    Not `asyncio.to_thread`: a call that hangs would keep a slot of the shared default executor
+    after its case timed out (enough of them starve every later case), and `asyncio.run` and
+    interpreter exit join those threads, so Ctrl-C could not stop the run. Python cannot kill a
+    thread; a daemon one is simply abandoned when its case times out or the run stops.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+    context = contextvars.copy_context()  # as to_thread does
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():  # timed out or cancelled meanwhile
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def work() -> None:
+        result: Any = None
+        error: BaseException | None = None
+        try:
+            result = context.run(fn, *args)
+        except BaseException as exc:  # handed to the awaiting case, as to_thread does
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, result, error)
+
+    name = f"ragmeter-pipeline-{getattr(fn, '__name__', type(fn).__name__)}"
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return await future
 
 
 def _callable_name(fn: Callable[..., Any]) -> str:
@@ -219,16 +313,22 @@ class HttpPipeline:
 
     Each case is POSTed as JSON `{"id", "question", "history", "metadata"}`; the reply must be
     JSON `{"contexts": [...], "answer": "..."}` (`retrieved_contexts` / `response` accepted).
+    `timeout` is a total deadline per call, reply included (an endpoint that sends a byte now
+    and then cannot hold a case longer).
     """
 
     def __init__(
-        self, url: str, *, timeout: float = 30.0, headers: Mapping[str, str] | None = None
+        self,
+        url: str,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ConfigError(f"pipeline URL '{url}' must start with http:// or https://")
         self.url = url
-        self.timeout = timeout
+        self.timeout = check_timeout(timeout)
         self.headers = dict(headers or {})
         # Credentials may sit in the userinfo or the query string: keep them out of the name.
         host = parts.hostname or ""
@@ -249,12 +349,10 @@ class HttpPipeline:
             "metadata": case.metadata,
         }
         try:
-            response = await self._client.post(self.url, json=payload)
-        except httpx.TimeoutException as exc:
-            raise PipelineError(
-                f"{source} timed out after {self.timeout:g}s; raise the timeout or speed up "
-                "the endpoint"
-            ) from exc
+            # httpx's timeout bounds each read, not the call: a slow drip would never trip it.
+            response = await within(self.timeout, self._client.post(self.url, json=payload))
+        except httpx.TimeoutException as exc:  # only with a timeout: None turns them off
+            raise PipelineTimeout(self.timeout or 0.0) from exc
         except httpx.HTTPError as exc:
             raise PipelineError(f"{source} failed: {type(exc).__name__}: {exc}") from exc
         if response.status_code >= 400:

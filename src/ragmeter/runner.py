@@ -15,7 +15,7 @@ from .health import DEFAULT_MIN_SCORED_SHARE, assess_run
 from .judges.base import GENERATION_METRICS, METRICS, Judge, Lang, MetricName, MetricResult, Sample
 from .judges.rules import empty_answer_result
 from .limits import max_text_chars, oversize_reason
-from .pipeline import Pipeline
+from .pipeline import Pipeline, run_case
 from .results import CaseResult, RunInfo, RunResult
 from .summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
 
@@ -52,7 +52,7 @@ async def _run_pipeline(pipeline: Pipeline, case: Case) -> tuple[list[str], str,
 
     started = time.perf_counter()
     try:
-        output = await pipeline.run(case)
+        output = await run_case(pipeline, case)  # under the pipeline's deadline
     except PipelineError as exc:
         # The result carries the case id; without it equal errors group in the report.
         message = str(exc).replace(f" (case '{case.id}')", "")

@@ -45,6 +45,12 @@ def run(
         "-e",
         help="HTTP endpoint: POST {question, history} → {contexts, answer}.",
     ),
+    timeout: float = typer.Option(
+        None,
+        "--timeout",
+        help="Seconds the pipeline may take per case in total (default 120); a case past it "
+        "is unscored and the run goes on.",
+    ),
     out: Path = typer.Option(
         None, "--out", "-o", help="Directory for results.json (or its results.json path)."
     ),
@@ -125,7 +131,7 @@ def run(
             fail("no eval set: pass --cases FILE (or set `cases` in ragmeter.toml)")
         eval_cases = load_cases(cases_path)
         source = api.build_pipeline(
-            eval_cases, pipeline=pipeline, answers=answers, endpoint=endpoint
+            eval_cases, pipeline=pipeline, answers=answers, endpoint=endpoint, timeout=timeout
         )
         if dry_run:
             print_dry_run(eval_cases, source, settings, lang=lang.value if lang else None)
