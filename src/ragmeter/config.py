@@ -34,7 +34,7 @@ class JudgeSettings(BaseModel):
     concurrency: int = 8
     """Simultaneous judge calls."""
     timeout: float = 60.0
-    """Per-call timeout in seconds."""
+    """Seconds one judge call may take in total, reply included (then retried)."""
     temperature: float = 0.0
     """Sampling temperature of the judge."""
     cache_dir: str | None = None

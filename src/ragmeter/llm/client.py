@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urlparse
 
 from .._exceptions import ConfigError, JudgeUnavailable
@@ -94,6 +94,8 @@ class ChatClient:
         self._unavailable: JudgeUnavailable | None = None
         self.logprobs_note: str | None = None
         """Why verdicts carry no probabilities although they were asked for, once known."""
+        self.usage_note: str | None = None
+        """That the endpoint reported impossible token counts (estimated instead), once seen."""
 
     @property
     def endpoint(self) -> str:
@@ -111,11 +113,19 @@ class ChatClient:
     def _new_sdk(self) -> Any:
         import openai
 
+        from .replycap import ACCEPT_ENCODING, cap_reply_size
+
         return openai.AsyncOpenAI(
             api_key=self._api_key,
             base_url=self.base_url,
             max_retries=0,
             timeout=self.policy.timeout,
+            # The SDK's own defaults (pool limits, redirects), plus a bound on reply size.
+            http_client=openai.DefaultAsyncHttpxClient(
+                timeout=self.policy.timeout,
+                headers={"Accept-Encoding": ACCEPT_ENCODING},
+                event_hooks={"response": [cap_reply_size]},
+            ),
         )
 
     def _client(self) -> Any:
@@ -324,9 +334,29 @@ class ChatClient:
                 "log-probabilities: verdicts are 0/1, not graded"
             )
         usage = completion.usage
-        if usage is not None:
-            prompt_tokens, completion_tokens = usage.prompt_tokens, usage.completion_tokens
-        else:  # some servers report no usage: count it ourselves so budgets still hold
+        reported: tuple[object, object] | None = (
+            (getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
+            if usage is not None
+            else None
+        )
+        if (
+            reported is not None
+            and _plausible_tokens(reported[0])
+            and _plausible_tokens(reported[1])
+        ):
+            prompt_tokens, completion_tokens = reported[0], reported[1]
+        else:
+            # Some servers report no usage: count it ourselves so budgets still hold. Counts
+            # that cannot be (negative, absurd, not integers) are replaced the same way, with a
+            # warning: taken as is, a negative count drives the cost down so the budget never
+            # trips, and 0 would do no better; refusing the reply would throw away a verdict
+            # over a billing field we can estimate ourselves.
+            if reported is not None and self.usage_note is None:
+                self.usage_note = (
+                    f"{self.model} at {self.base_url or 'api.openai.com'} reported impossible "
+                    f"token usage ({reported[0]!r:.40} prompt, {reported[1]!r:.40} completion): "
+                    "tokens and cost are estimated for such replies"
+                )
             prompt_tokens = estimate_prompt_tokens(messages, response_format)
             completion_tokens = count_tokens(text)
         if choice.finish_reason == "length" and not asked_cap:  # cut off by a budget: not cached
@@ -352,6 +382,16 @@ class ChatClient:
             with contextlib.suppress(RuntimeError):  # its loop may be gone already
                 await self._sdk.close()
             self._sdk = None
+
+
+MAX_CALL_TOKENS = 10_000_000
+"""More tokens than any model reads or writes in one call (the largest context windows hold a
+few million): a usage count above it is not believed."""
+
+
+def _plausible_tokens(count: object) -> TypeGuard[int]:
+    """Whether `count` can be a token count of one call: an int in [0, MAX_CALL_TOKENS]."""
+    return isinstance(count, int) and not isinstance(count, bool) and 0 <= count <= MAX_CALL_TOKENS
 
 
 def estimate_prompt_tokens(

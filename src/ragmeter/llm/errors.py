@@ -28,3 +28,8 @@ class CostLimitReached(JudgeError):
     def __init__(self, max_cost: float) -> None:
         self.max_cost = max_cost
         super().__init__(f"{BUDGET_REASON}: --max-cost {max_cost:g} would be exceeded")
+
+
+class InvalidReply(LLMCallError):
+    """The endpoint answered with something unusable as a reply (too large, undecodable);
+    not retried and not cached."""

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from .._deadline import within
 from .._exceptions import JudgeUnavailable
 from .errors import LLMCallError, ResponseFormatRejected
 
@@ -34,6 +35,7 @@ class RetryPolicy:
     backoff_base: float = 0.5
     backoff_max: float = 20.0
     timeout: float = 60.0
+    """Seconds one attempt may take in total, reply included (a timeout is retried)."""
 
     def backoff(self, attempt: int) -> float:
         """Exponential backoff with full jitter for retry number ``attempt`` (0-based)."""
@@ -176,8 +178,10 @@ async def run_with_retries(
         wait: float | None = None
         await limiter.acquire()
         try:
-            result = await do_call()
-        except openai.APITimeoutError as exc:
+            # The SDK's timeout bounds each read, not the call: a server sending a byte now and
+            # then would hold it forever. This deadline bounds the whole call, reply included.
+            result = await within(policy.timeout, do_call())
+        except (openai.APITimeoutError, TimeoutError) as exc:
             stats.timeouts += 1
             error = LLMCallError(f"{what} timed out after {policy.timeout:g}s")
             error.__cause__ = exc

@@ -37,6 +37,9 @@ FaultKind = Literal[
     "malformed",
     "truncated",
     "wrong_count",
+    "slow_drip",
+    "oversized",
+    "bad_usage",
 ]
 EmbedFn = Callable[[str], list[float]]
 ConfidenceFn = Callable[[FakeRequest, int], float]
@@ -89,6 +92,11 @@ class Fault:
     (seeded) and ``times`` caps how often it fires. ``retry_after`` is sent with
     ``rate_limit`` (a number of seconds or an HTTP date string); ``delay`` is how long a
     ``slow`` response takes.
+
+    Hostile endpoints: ``slow_drip`` sends the headers at once, then the body one byte every
+    ``drip_interval`` seconds (a per-read timeout never trips); ``oversized`` pads the reply's
+    content with spaces to ``size`` characters (still valid JSON); ``bad_usage`` reports
+    ``usage`` as its token counts (default: negative ones).
     """
 
     kind: FaultKind
@@ -99,6 +107,9 @@ class Fault:
     delay: float = 5.0
     match: Callable[[FakeRequest], bool] | None = None
     fired: int = 0
+    drip_interval: float = 1.0
+    size: int = 10_000_000
+    usage: dict[str, Any] | None = None
 
 
 @dataclass
@@ -121,6 +132,8 @@ class LoggedRequest:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     body: dict[str, Any] = field(default_factory=dict, repr=False)
+    drip: float = 0.0
+    """Seconds between the bytes of the reply (a ``slow_drip`` fault); 0: sent at once."""
 
 
 def hashing_embedding(text: str, dim: int = 256) -> list[float]:
@@ -319,9 +332,13 @@ class FakeOpenAI:
                 return 404, {}, {"error": error}
             if fault.kind == "slow":
                 time.sleep(fault.delay)
+            if fault.kind == "slow_drip":
+                entry.drip = fault.drip_interval
         text = self.responder(request)
         if fault is not None:
             text = _corrupt(text, fault.kind)
+            if fault.kind == "oversized":
+                text += " " * max(0, fault.size - len(text))
         prompt = sum(count_tokens(str(m.get("content") or "")) + 4 for m in request.messages)
         if self.count_schema_tokens:
             if rf_type == "json_schema":
@@ -336,6 +353,21 @@ class FakeOpenAI:
                 text = text[: max(0, len(text) - max(1, (count_tokens(text) - limit) * 2))]
             completion, finish = count_tokens(text), "length"
         entry.prompt_tokens, entry.completion_tokens = prompt, completion
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+        if fault is not None and fault.kind == "bad_usage":
+            usage = (
+                dict(fault.usage)
+                if fault.usage is not None
+                else {
+                    "prompt_tokens": -1_000_000,
+                    "completion_tokens": -1_000_000,
+                    "total_tokens": -2_000_000,
+                }
+            )
         return (
             200,
             {},
@@ -354,11 +386,7 @@ class FakeOpenAI:
                         else None,
                     }
                 ],
-                "usage": {
-                    "prompt_tokens": prompt,
-                    "completion_tokens": completion,
-                    "total_tokens": prompt + completion,
-                },
+                "usage": usage,
             },
         )
 
@@ -384,6 +412,12 @@ class FakeOpenAI:
 
     def handle(self, path: str, body: dict[str, Any], api_key: str = "") -> tuple[int, dict, dict]:
         """Answer one request; `api_key` is the bearer token it came with."""
+        status, headers, payload, _entry = self._handle(path, body, api_key)
+        return status, headers, payload
+
+    def _handle(
+        self, path: str, body: dict[str, Any], api_key: str
+    ) -> tuple[int, dict, dict, LoggedRequest]:
         with self._lock:
             now = time.monotonic()
             self._in_flight += 1
@@ -400,7 +434,7 @@ class FakeOpenAI:
             if limited:
                 entry.status, entry.fault = 429, "rate_limit"
                 error = {"message": "Rate limit reached, retry later", "type": "rate_limit"}
-                return 429, {"Retry-After": "1"}, {"error": error}
+                return 429, {"Retry-After": "1"}, {"error": error}, entry
             delay = self._delay()
             if delay:
                 time.sleep(delay)
@@ -411,7 +445,7 @@ class FakeOpenAI:
             else:
                 status, headers, payload = 404, {}, {"error": {"message": f"no route {path}"}}
             entry.status = status
-            return status, headers, payload
+            return status, headers, payload, entry
         finally:
             with self._lock:
                 self._in_flight -= 1
@@ -463,10 +497,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         auth = self.headers.get("Authorization") or ""
         key = auth.removeprefix("Bearer ").strip()
-        status, headers, payload = self.fake.handle(self.path, body, api_key=key)
-        self._send(status, headers, payload)
+        status, headers, payload, entry = self.fake._handle(self.path, body, key)
+        self._send(status, headers, payload, drip=entry.drip)
 
-    def _send(self, status: int, headers: dict[str, str], payload: dict[str, Any]) -> None:
+    def _send(
+        self, status: int, headers: dict[str, str], payload: dict[str, Any], drip: float = 0.0
+    ) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         try:
             self.send_response(status)
@@ -475,7 +511,14 @@ class _Handler(BaseHTTPRequestHandler):
             for key, value in headers.items():
                 self.send_header(key, value)
             self.end_headers()
-            self.wfile.write(data)
+            if not drip:
+                self.wfile.write(data)
+                return
+            for i in range(len(data)):  # until the client gives up or the server stops
+                if self.fake._server is None:
+                    return
+                self.wfile.write(data[i : i + 1])
+                time.sleep(drip)
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
             pass
 

@@ -42,7 +42,7 @@ class LLMJudgeConfig(BaseModel):
     temperature: float = 0.0
     """Sampling temperature of judge calls."""
     timeout: float = 60.0
-    """Seconds before one call is abandoned (and retried)."""
+    """Seconds one call may take in total, reply included, before it is abandoned (and retried)."""
     concurrency: int = Field(default=8, ge=1)
     """Most calls in flight; lowered automatically while the endpoint answers HTTP 429."""
     max_retries: int = Field(default=4, ge=0)

@@ -126,7 +126,8 @@ class OpenAIJudge:
     @property
     def warning(self) -> str | None:
         """Warnings for the report, one per line: the judge model also generated the answers;
-        verdicts carry no probabilities although they were asked for."""
+        verdicts carry no probabilities although they were asked for; the endpoint reported
+        impossible token usage."""
         lines = []
         gen = self.config.generator_model
         if gen and gen.strip().lower() == self.config.model.strip().lower():
@@ -136,6 +137,8 @@ class OpenAIJudge:
             )
         if self.client.logprobs_note:
             lines.append(self.client.logprobs_note)
+        if self.client.usage_note:
+            lines.append(self.client.usage_note)
         return "\n".join(lines) or None
 
     async def judge(

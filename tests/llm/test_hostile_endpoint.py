@@ -1,0 +1,208 @@
+"""A judge endpoint that misbehaves (issue 13): bytes trickling in, huge replies, impossible
+usage. Every test talks HTTP to a real server on 127.0.0.1 (the fake, or a tiny one here)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragmeter.judges.base import METRICS, Sample
+from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
+from ragmeter.llm import (
+    ChatClient,
+    CostLimitReached,
+    CostTracker,
+    LLMCache,
+    LLMCallError,
+    Price,
+    PriceTable,
+    RetryPolicy,
+    forget_output_modes,
+)
+from ragmeter.llm.errors import InvalidReply
+from ragmeter.llm.replycap import MAX_REPLY_BYTES
+from ragmeter.testing import FakeOpenAI, Fault, Smart
+
+HI = [{"role": "user", "content": "Say hi."}]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_modes() -> None:
+    forget_output_modes()
+
+
+def client(base_url: str, cache: LLMCache, **kw: Any) -> ChatClient:
+    policy = RetryPolicy(max_retries=1, backoff_base=0.01, timeout=2.0)
+    return ChatClient(
+        model="m", base_url=base_url, api_key_env=None, policy=policy, cache=cache, **kw
+    )
+
+
+# --- 2. a total deadline per call -------------------------------------------------------------
+
+
+async def test_a_slow_drip_reply_is_cut_at_the_call_deadline_and_retried_as_a_timeout(
+    tmp_path: Path,
+) -> None:
+    # A byte every 0.25 s: every read comes well within the 2 s timeout, the whole reply
+    # (some 300 bytes) would take over a minute.
+    with FakeOpenAI(Smart(), faults=[Fault("slow_drip", drip_interval=0.25)]) as server:
+        judge = client(server.base_url, LLMCache(tmp_path / "c.db"))
+        started = time.monotonic()
+        with pytest.raises(LLMCallError, match=r"timed out after 2s \(1 retries exhausted\)"):
+            await judge.complete(HI)
+        elapsed = time.monotonic() - started
+        await judge.aclose()
+        assert elapsed < 15  # two attempts of 2 s each, not two minutes
+        assert judge.retry_stats.timeouts == 2 and judge.retry_stats.retries == 1
+        assert len(server.chat_log()) == 2
+        assert all(r.drip == 0.25 for r in server.chat_log())
+        assert judge.cache.count() == 0
+
+
+# --- 3. a bound on reply size ------------------------------------------------------------------
+
+
+def sample() -> Sample:
+    return Sample(
+        case_id="c1",
+        question="How long are deleted notes kept?",
+        ground_truth="Deleted notes stay 30 days.",
+        contexts=["Deleted notes stay 30 days in the bin."],
+        answer="Deleted notes stay 30 days.",
+    )
+
+
+async def test_an_oversized_reply_is_refused_unscored_with_the_reason_and_not_cached(
+    tmp_path: Path,
+) -> None:
+    faults = [Fault("oversized", size=10_000_000)]  # 10 MB of content, still valid JSON
+    with FakeOpenAI(Smart(), faults=faults) as server:
+        config = LLMJudgeConfig(
+            model="judge-m",
+            base_url=server.base_url,
+            api_key_env=None,
+            cache_path=tmp_path / "c.db",
+            embedding=EmbeddingEndpoint(model="emb", base_url=server.base_url, api_key_env=None),
+            max_retries=0,
+        )
+        judge = build_llm_judge(config)
+        try:
+            results = await judge.judge(sample(), METRICS)
+        finally:
+            await judge.aclose()
+        assert server.counts().get("oversized", 0) >= 1
+    for metric in METRICS:
+        result = results[metric]
+        assert result.score is None, metric
+        assert f"larger than {MAX_REPLY_BYTES:,} bytes" in (result.unscored_reason or ""), metric
+    assert LLMCache(tmp_path / "c.db").count() == 0
+
+
+class _Gzip(BaseHTTPRequestHandler):
+    """A chat reply compressed with gzip: `/ok` a normal one, `/bomb` 50 MB of spaces in the
+    content that compress to some 50 KB."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        content = "hi" + (" " * 50_000_000 if self.path.endswith("/bomb/chat/completions") else "")
+        reply = {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
+        }
+        data = gzip.compress(json.dumps(reply).encode(), compresslevel=9)
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def gzip_url() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Gzip)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+async def test_a_compressed_reply_is_bounded_after_decompression(gzip_url: str) -> None:
+    ok = client(f"{gzip_url}/ok", LLMCache(None))
+    reply = await ok.complete(HI)
+    await ok.aclose()
+    assert reply.text == "hi"  # a gzip reply of normal size still works
+    bomb = client(f"{gzip_url}/bomb", LLMCache(None))
+    with pytest.raises(InvalidReply, match=f"larger than {MAX_REPLY_BYTES:,} bytes"):
+        await bomb.complete(HI)
+    await bomb.aclose()
+    assert bomb.retry_stats.retries == 0  # refused at once, not retried
+
+
+# --- 4. usage that cannot be ------------------------------------------------------------------
+
+
+async def test_negative_usage_is_estimated_instead_with_a_warning_and_the_budget_holds(
+    tmp_path: Path,
+) -> None:
+    prices = PriceTable.with_overrides({"m": Price(prompt=1000.0, completion=1000.0)})
+    tracker = CostTracker("m", prices, max_cost=0.5)  # some 250 tokens' worth
+    with FakeOpenAI(Smart(), faults=[Fault("bad_usage")]) as server:
+        judge = client(server.base_url, LLMCache(tmp_path / "c.db"), tracker=tracker)
+        reply = await judge.complete(HI)
+        assert reply.prompt_tokens > 0 and reply.completion_tokens > 0  # estimated, not -1e6
+        assert tracker.cost is not None and tracker.cost > 0
+        assert judge.usage_note is not None
+        assert "reported impossible token usage (-1000000 prompt" in judge.usage_note
+        with pytest.raises(CostLimitReached):  # the budget trips; before, it never would
+            for i in range(50):
+                await judge.complete([{"role": "user", "content": f"Say hi {i}. " * 20}])
+        await judge.aclose()
+        cached = judge.cache.get(reply.key)
+        assert cached is not None and cached.prompt_tokens == reply.prompt_tokens >= 0
+
+
+async def test_absurd_or_non_integer_usage_is_not_believed(tmp_path: Path) -> None:
+    faults = [
+        Fault("bad_usage", times=1, usage={"prompt_tokens": 10**15, "completion_tokens": 3}),
+        Fault("bad_usage", times=1, usage={"prompt_tokens": "12", "completion_tokens": 3}),
+    ]
+    with FakeOpenAI(Smart(), faults=faults) as server:
+        judge = client(server.base_url, LLMCache(None))
+        for i in range(3):
+            reply = await judge.complete([{"role": "user", "content": f"Say hi {i}."}])
+            assert isinstance(reply.prompt_tokens, int) and 0 < reply.prompt_tokens < 1000
+        await judge.aclose()
+    assert judge.tracker is not None and judge.tracker.spent.prompt_tokens < 3000
