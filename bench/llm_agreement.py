@@ -5,9 +5,9 @@
     python bench/llm_agreement.py --table        # every variant measured so far, no calls
 
 The sample (fixed, seed 0) comes from `bench/meta/out` (run `bench/meta/convert.py` first):
-ExpertQA claims and HalluQA answers (zh), label-balanced, and the MTRAG answers with the
-shortest passages. Faithfulness and context recall are judged once per case, and each run
-gives both figures: the 0/1 score (share of claims or points judged supported) and the
+ExpertQA claims, HalluQA answers (zh) and SummEdits summaries, label-balanced, and the MTRAG
+answers with the shortest passages. Faithfulness and context recall are judged once per case,
+and each run gives both figures: the 0/1 score (share of claims or points judged supported) and the
 graded one (mean P(supported) from the same reply's logprobs). Context recall has no human
 labels of its own in these sets: its cases reuse the claim-level ones (the reference is the
 claim or answer people labelled, the contexts its evidence, the label whether the evidence
@@ -48,13 +48,17 @@ PLAN: dict[str, tuple[str, int]] = {
     "expertqa": ("balanced", 30),
     "halluqa": ("balanced", 30),
     "mtrag": ("shortest", 20),
+    "summedits": ("balanced", 20),
 }
 JOBS: list[tuple[str, str]] = [
     ("expertqa", "faithfulness"),
     ("halluqa", "faithfulness"),
     ("mtrag", "faithfulness"),
+    ("summedits", "faithfulness"),
     ("expertqa", "context_recall"),
     ("halluqa", "context_recall"),
+    ("mtrag", "context_recall"),
+    ("summedits", "context_recall"),
     ("expertqa", "answer_relevancy"),
     ("mtrag", "answer_relevancy"),
 ]

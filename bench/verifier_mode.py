@@ -9,8 +9,9 @@
 case at a time for faithfulness in both modes, no call cache, the two modes alternating which
 goes first; seconds, calls and tokens per case. `agreement`: the label-balanced ExpertQA
 claims and HalluQA answers of bench/llm_agreement.py (seed 0; every even prefix is balanced;
-run bench/meta/convert.py first), faithfulness in both modes, each scored 0/1 (share of claims
-judged supported) and graded (mean P(supported)) from the same calls; AUROC against people
+run bench/meta/convert.py first), and its MTRAG and SummEdits samples, faithfulness in both
+modes, each scored 0/1 (share of claims judged supported) and graded (mean P(supported)) from
+the same calls; AUROC against people (Spearman for MTRAG's graded labels)
 with a bootstrap interval, beside the word-overlap baseline of bench/meta/run.py. Nothing is
 fitted or tuned on these sets. Writes bench/results/verifier_mode.json (each part kept).
 """
@@ -33,18 +34,17 @@ import llm_agreement  # noqa: E402
 from common import RESULTS, machine, print_table, write_json  # noqa: E402
 from run import baseline  # noqa: E402
 
-from ragmeter.agreement import Measure, auroc, measure  # noqa: E402
 from ragmeter.judges.base import MetricResult, Sample  # noqa: E402
 from ragmeter.labels import LabelledCase  # noqa: E402
 
 NAME = "verifier_mode.json"
 RESAMPLES = 1000
 MODES = ("json", "verifier")
-SETS = ("expertqa", "halluqa")
+SETS = ("expertqa", "halluqa", "mtrag", "summedits")
 
 
 def draw(name: str, n: int) -> list[LabelledCase]:
-    """The first `n` of bench/llm_agreement.py's balanced sample of set `name` (30 a set)."""
+    """The first `n` of bench/llm_agreement.py's fixed sample of set `name`."""
     return llm_agreement.draw(name)[:n]
 
 
@@ -57,11 +57,9 @@ scores = llm_agreement.scores
 
 
 def figure(values: list[float | None], human: list[float]) -> dict[str, Any]:
-    pairs = [(v, h) for v, h in zip(values, human, strict=True) if v is not None]
-    m: Measure = measure(
-        "AUROC", auroc, [p[0] for p in pairs], [p[1] for p in pairs], resamples=RESAMPLES
-    )
-    return m.model_dump()
+    """AUROC for binary labels, Spearman for graded ones (MTRAG), with an interval."""
+    binary = all(h in (0.0, 1.0) for h in human)
+    return llm_agreement.figure(values, human, binary).model_dump()
 
 
 def build(args: argparse.Namespace, mode: str, cache: Path | None) -> Any:
