@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.ragmeter-installed
 
-.PHONY: demo test lint bench venv clean
+.PHONY: demo test lint bench venv clean train-verifier
 
 venv: $(STAMP)
 
@@ -31,6 +31,16 @@ bench: $(STAMP)
 	$(BIN)/python bench/vs_ragas.py
 	$(BIN)/python bench/llm_judge_costs.py
 	$(BIN)/python bench/gate_error_rates.py
+
+# The claim verifier's training (issue 10): its own venv with torch, resumable; MINUTES a run.
+MINUTES ?= 60
+train/.venv/.installed: train/requirements-verifier.txt
+	test -x train/.venv/bin/python || $(PYTHON) -m venv train/.venv
+	train/.venv/bin/python -m pip install --quiet -r train/requirements-verifier.txt
+	touch train/.venv/.installed
+
+train-verifier: train/.venv/.installed
+	train/.venv/bin/python train/verifier/train.py --minutes $(MINUTES)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench examples train
