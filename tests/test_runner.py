@@ -5,6 +5,7 @@ import asyncio
 from ragmeter._exceptions import PipelineError
 from ragmeter.cases import Case
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
+from ragmeter.judges.rules import precheck
 from ragmeter.pipeline import PipelineOutput
 from ragmeter.runner import evaluate
 
@@ -106,6 +107,7 @@ def test_a_blank_answer_scores_zero_under_every_judge_without_asking_it(tmp_path
             for metric in ("faithfulness", "answer_relevancy"):
                 verdict = case.metrics[metric]
                 assert verdict.score == 0.0 and "empty answer" in verdict.evidence.notes[0]
+                assert verdict == precheck(judges[0].samples[0], metric)  # the judges' rule
                 assert case.repeats[metric] == [0.0, 0.0]
             assert case.metrics["context_recall"].score is not None  # retrieval still judged
     assert judges[0].samples and all(s.answer.strip() == "" for s in judges[0].samples)

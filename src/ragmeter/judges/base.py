@@ -26,6 +26,9 @@ GENERATION_METRICS: tuple[MetricName, ...] = ("faithfulness", "answer_relevancy"
 
 Lang = Literal["en", "zh"]
 ClaimLabel = Literal["supported", "contradicted", "not_verifiable"]
+ReasonCode = Literal["empty_answer", "refusal", "out_of_scope", "no_ground_truth", "no_contexts"]
+"""The edge case that decided a metric result (`rules.precheck`), for programs: the human
+`unscored_reason` and notes may be reworded, these codes are not."""
 
 
 class Turn(BaseModel):
@@ -149,6 +152,10 @@ class MetricResult(BaseModel):
     """In [0, 1]; None when unscored."""
     unscored_reason: str | None = None
     """Why there is no score (judge error, not applicable, refusal has no claims, ...)."""
+    reason_code: ReasonCode | None = None
+    """The edge case that fixed this result, scored (an empty answer scores 0) or not (a
+    refusal's faithfulness); None when the judge graded the case or could not. Absent from
+    results.json files written before it existed (read as None)."""
     evidence: Evidence = Field(default_factory=Evidence)
     tokens: int = 0
     """Prompt + completion tokens spent on this metric (LLM judges)."""
@@ -208,5 +215,7 @@ class Judge(Protocol):
         self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS
     ) -> dict[MetricName, MetricResult]:
         """Score `sample` on `metrics`. Must return one result per metric, never raise for a
-        case-level failure (return unscored results with the reason instead)."""
+        case-level failure (return unscored results with the reason instead). Edge cases
+        (empty answer, refusal, out of scope, no ground truth, no contexts) are settled by
+        `rules.precheck`, so that every judge gives them the same meaning."""
         ...

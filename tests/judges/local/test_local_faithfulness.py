@@ -6,6 +6,7 @@ import pytest
 
 from ragmeter.judges.base import MetricResult, Sample
 from ragmeter.judges.local import LocalJudge
+from ragmeter.judges.rules import BY_DESIGN, REFUSAL
 
 Make = Callable[..., Sample]
 
@@ -121,16 +122,35 @@ def test_refusal_is_unscored(judge: LocalJudge, make: Make, lang: str, answer: s
     result = faithfulness(judge, make(lang, answer))
     assert result.score is None
     assert result.unscored_reason == "refusal: answer has no claims"
+    assert result.reason_code == "refusal"
     assert result.evidence.abstained is True
 
 
-def test_empty_answer_is_unscored(judge: LocalJudge, make: Make) -> None:
-    assert faithfulness(judge, make("en", "   ")).unscored_reason == "empty answer"
+def test_empty_answer_scores_zero(judge: LocalJudge, make: Make) -> None:
+    # Was unscored ("empty answer") when the judge was called directly; now 0 as in the runner.
+    result = faithfulness(judge, make("en", "   "))
+    assert (result.score, result.reason_code) == (0.0, "empty_answer")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Please contact our support team for details.", "You're welcome! Happy to help."],
+    ids=["deflection", "courtesy"],
+)
+def test_an_answer_without_claims_is_unscored_by_design(
+    judge: LocalJudge, make: Make, answer: str
+) -> None:
+    # Was "answer has no claims", counted against the run's health; an LLM judge's claims
+    # prompt skips hedges and courtesies too, and calls such an answer a refusal.
+    result = faithfulness(judge, make("en", answer))
+    assert (result.unscored_reason, result.reason_code) == (REFUSAL, "refusal")
+    assert result.unscored_reason in BY_DESIGN
+    assert result.evidence.abstained is None
 
 
 def test_no_contexts_makes_claims_unverifiable(judge: LocalJudge, make: Make) -> None:
     result = faithfulness(judge, make("en", "Refunds are processed within 14 days.", contexts=[]))
-    assert result.score == 0.0
+    assert (result.score, result.reason_code) == (0.0, "no_contexts")
     assert [c.verdict for c in result.evidence.claims] == ["not_verifiable"]
     assert any("no contexts" in note for note in result.evidence.notes)
 

@@ -30,7 +30,7 @@ def test_out_of_scope_abstention_scores_one(
 ) -> None:
     sample = make(lang, answer, question=WORLD_CUP[lang], category="out_of_scope")
     result = relevancy(judge, sample)
-    assert result.score == 1.0
+    assert (result.score, result.reason_code) == (1.0, "out_of_scope")
     assert result.evidence.abstained is True
     assert result.evidence.notes
 
@@ -44,7 +44,7 @@ def test_out_of_scope_answer_scores_zero(
 ) -> None:
     sample = make(lang, answer, question=WORLD_CUP[lang], category="out_of_scope")
     result = relevancy(judge, sample)
-    assert result.score == 0.0
+    assert (result.score, result.reason_code) == (0.0, "out_of_scope")
     assert result.evidence.abstained is False
 
 
@@ -80,6 +80,7 @@ def test_refusal_on_answerable_question_scores_low(
     result = relevancy(judge, make(lang, answer))
     assert result.score is not None and result.score <= 0.2
     assert result.evidence.abstained is True
+    assert result.reason_code == "refusal"
 
 
 def test_typo_in_question_still_matches(judge: LocalJudge, make: Make) -> None:
@@ -115,8 +116,10 @@ def test_multi_turn_uses_the_previous_user_turn(judge: LocalJudge, make: Make) -
     assert on_score > off_score + 0.3
 
 
-def test_empty_answer_is_unscored(judge: LocalJudge, make: Make) -> None:
-    assert relevancy(judge, make("en", "")).unscored_reason == "empty answer"
+def test_empty_answer_scores_zero(judge: LocalJudge, make: Make) -> None:
+    # Was unscored ("empty answer") when the judge was called directly; now 0 as in the runner.
+    result = relevancy(judge, make("en", ""))
+    assert (result.score, result.reason_code) == (0.0, "empty_answer")
 
 
 @pytest.mark.parametrize(

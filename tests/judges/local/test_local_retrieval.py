@@ -98,8 +98,11 @@ def test_unscored_rules(judge: LocalJudge, make: Make, metric: str) -> None:
     oos = retrieval(judge, make("en", "", category="out_of_scope"))[metric]
     assert oos.unscored_reason == "not applicable: out-of-scope case"
     empty = retrieval(judge, make("en", "", contexts=[]))[metric]
-    assert empty.score == 0.0
+    assert (empty.score, empty.reason_code) == (0.0, "no_contexts")
     assert "no contexts were retrieved" in empty.evidence.notes
+    assert not empty.evidence.points  # recall listed every point unsupported; the LLM judge none
+    codes = {no_truth.reason_code, oos.reason_code}
+    assert codes == {"no_ground_truth", "out_of_scope"}
 
 
 BACKUPS = (

@@ -84,6 +84,13 @@ class Spend:
             tokens=self.usage.tokens,
         )
 
+    def settle(self, result: MetricResult) -> MetricResult:
+        """`result` (an edge case's, from `rules.precheck`) with the calls spent reaching it."""
+        result.evidence.raw_output_ids = list(self.raw_ids)
+        result.calls = self.usage.calls
+        result.tokens = self.usage.tokens
+        return result
+
     def unscored(
         self, metric: MetricName, reason: str, evidence: Evidence | None = None
     ) -> MetricResult:

@@ -6,8 +6,8 @@ contexts (given once). Contradicted and not-verifiable claims both count as unsu
 
 from __future__ import annotations
 
-from ..base import ClaimVerdict, Evidence, MetricResult, Sample, Span
-from ..rules import REFUSAL
+from ..base import ClaimVerdict, Evidence, MetricName, MetricResult, Sample, Span
+from ..rules import no_context_verdicts, precheck
 from .context import (
     JudgeContext,
     Spend,
@@ -19,28 +19,24 @@ from .graded import CLAIM_LABELS, verdict_probabilities
 from .prompts import fence
 from .schemas import FaithfulnessClaims, FaithfulnessVerdicts
 
-METRIC = "faithfulness"
+METRIC: MetricName = "faithfulness"
 
 
 async def split_claims(ctx: JudgeContext, sample: Sample, spend: Spend) -> list[str] | MetricResult:
     """The answer's claims, or the result that settles faithfulness before any verdict (shared
-    by the JSON and verifier modes): a refusal has no claims, a failed split is unscored, and
-    with no contexts every claim is not verifiable (score 0)."""
-    if not sample.answer.strip():
-        return spend.unscored(METRIC, REFUSAL, Evidence(abstained=True))
+    by the JSON and verifier modes): the edge cases of `rules.precheck` (an empty answer
+    before any call; once split, an answer with no claims, or claims with no contexts), and a
+    failed split (unscored)."""
+    if (early := precheck(sample, METRIC)) is not None:
+        return early
     split = await ctx.ask(sample, METRIC, "faithfulness_claims", FaithfulnessClaims)
     spend.add(split)
     if split.value is None:
         return spend.unscored(METRIC, split.error or "judge error")
     claims = [c.strip() for c in split.value.claims if c.strip()]
-    if not claims:
-        return spend.unscored(METRIC, REFUSAL, Evidence(abstained=True))
-    if not sample.contexts:
-        verdicts = [
-            ClaimVerdict(claim=c, verdict="not_verifiable", reason="no contexts retrieved")
-            for c in claims
-        ]
-        return spend.scored(METRIC, 0.0, Evidence(claims=verdicts, abstained=False))
+    if (early := precheck(sample, METRIC, refused=not claims)) is not None:
+        early.evidence.claims = no_context_verdicts(claims) if claims else []
+        return spend.settle(early)
     return claims
 
 

@@ -6,8 +6,8 @@ the mean of precision@k over the ranks k of useful chunks (0 when none is useful
 
 from __future__ import annotations
 
-from ..base import ChunkVerdict, Evidence, MetricResult, Sample
-from ..rules import average_precision, retrieval_shortcut
+from ..base import ChunkVerdict, Evidence, MetricName, MetricResult, Sample
+from ..rules import PREVIEW_CHARS, average_precision, precheck
 from .context import (
     JudgeContext,
     Spend,
@@ -16,12 +16,12 @@ from .context import (
 from .graded import BOOLEAN_LABELS, soft_average_precision, verdict_probabilities
 from .schemas import ContextPrecisionVerdicts
 
-METRIC = "context_precision"
+METRIC: MetricName = "context_precision"
 
 
 async def judge_context_precision(ctx: JudgeContext, sample: Sample) -> MetricResult:
-    if (shortcut := retrieval_shortcut(sample, METRIC)) is not None:
-        return shortcut
+    if (early := precheck(sample, METRIC)) is not None:
+        return early
     spend = Spend()
     n = len(sample.contexts)
 
@@ -57,7 +57,7 @@ async def judge_context_precision(ctx: JudgeContext, sample: Sample) -> MetricRe
             useful=by_index[i].useful,
             score=p_useful.get(i),
             reason=by_index[i].reason,
-            preview=sample.contexts[i][:120],
+            preview=sample.contexts[i][:PREVIEW_CHARS],
         )
         for i in range(n)
     ]

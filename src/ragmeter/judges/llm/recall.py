@@ -5,18 +5,18 @@ One call splits the reference answer into points and attributes each to chunk in
 
 from __future__ import annotations
 
-from ..base import Evidence, MetricResult, PointVerdict, Sample
-from ..rules import retrieval_shortcut
+from ..base import Evidence, MetricName, MetricResult, PointVerdict, Sample
+from ..rules import precheck
 from .context import JudgeContext, Spend, check_chunk_refs, counted_from_one
 from .graded import BOOLEAN_LABELS, verdict_probabilities
 from .schemas import ContextRecallPoints
 
-METRIC = "context_recall"
+METRIC: MetricName = "context_recall"
 
 
 async def judge_context_recall(ctx: JudgeContext, sample: Sample) -> MetricResult:
-    if (shortcut := retrieval_shortcut(sample, METRIC)) is not None:
-        return shortcut
+    if (early := precheck(sample, METRIC)) is not None:
+        return early
     spend = Spend()
     n = len(sample.contexts)
 

@@ -3,23 +3,23 @@
 One call writes ``n_questions`` questions from the answer, rewrites the question as a standalone
 one (multi-turn cases) and flags noncommittal answers; the score is the mean cosine similarity of
 the written questions with the (resolved) question, 0 for a noncommittal answer. For out-of-scope
-cases the right answer is an abstention: 1 if the answer abstains, else 0.
+cases the right answer is an abstention: 1 if the answer abstains, else 0 (`rules.precheck`).
 """
 
 from __future__ import annotations
 
-from ..base import Evidence, MetricResult, Sample
+from ..base import Evidence, MetricName, MetricResult, Sample
+from ..rules import precheck, refusal_relevancy
 from .context import JudgeContext, Spend
 from .schemas import AnswerRelevancy
 
-METRIC = "answer_relevancy"
+METRIC: MetricName = "answer_relevancy"
 
 
 async def judge_answer_relevancy(ctx: JudgeContext, sample: Sample) -> MetricResult:
     spend = Spend()
-    out_of_scope = sample.category == "out_of_scope"
-    if not sample.answer.strip():
-        return spend.scored(METRIC, 0.0, Evidence(abstained=True, notes=["empty answer"]))
+    if (early := precheck(sample, METRIC)) is not None:  # an empty answer: no call
+        return early
 
     def check(out: AnswerRelevancy) -> str | None:
         if not out.noncommittal and not [q for q in out.questions if q.strip()]:
@@ -39,17 +39,13 @@ async def judge_answer_relevancy(ctx: JudgeContext, sample: Sample) -> MetricRes
         return spend.unscored(METRIC, res.error or "judge error")
     out = res.value
     questions = [q.strip() for q in out.questions if q.strip()][: ctx.n_questions]
+    if (early := precheck(sample, METRIC, refused=out.noncommittal)) is not None:
+        early.evidence.generated_questions = questions  # an out-of-scope case
+        return spend.settle(early)
     evidence = Evidence(generated_questions=questions, abstained=out.noncommittal)
-    if out_of_scope:
-        evidence.notes.append(
-            "out-of-scope case: the answer abstains"
-            if out.noncommittal
-            else "out-of-scope case: the answer should have abstained"
-        )
-        return spend.scored(METRIC, 1.0 if out.noncommittal else 0.0, evidence)
     if out.noncommittal:
         evidence.notes.append("answer is evasive or noncommittal")
-        return spend.scored(METRIC, 0.0, evidence)
+        return spend.settle(refusal_relevancy(0.0, evidence))
     anchor = sample.question
     if sample.history and out.resolved_question.strip():
         anchor = out.resolved_question.strip()

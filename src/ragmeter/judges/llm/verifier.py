@@ -26,8 +26,17 @@ from ...llm.client import ChatResponse
 from ...llm.cost import Usage, count_tokens
 from ...llm.logprobs import TokenLogprob
 from ...text import sentence_spans
-from ..base import ClaimVerdict, Evidence, Lang, MetricResult, PointVerdict, Sample, Span
-from ..rules import retrieval_shortcut
+from ..base import (
+    ClaimVerdict,
+    Evidence,
+    Lang,
+    MetricName,
+    MetricResult,
+    PointVerdict,
+    Sample,
+    Span,
+)
+from ..rules import precheck
 from .context import JudgeContext, Spend
 from .faithfulness import split_claims
 from .prompts import fence, load_prompt
@@ -193,7 +202,7 @@ def _unreadable(supports: list[Support]) -> str | None:
 async def verify_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult:
     """Faithfulness in verifier mode: mean P(supported) over the claims when graded, else the
     share of claims with P(supported) >= 0.5."""
-    metric = "faithfulness"
+    metric: MetricName = "faithfulness"
     spend = Spend()
     claims = await split_claims(ctx, sample, spend)
     if isinstance(claims, MetricResult):
@@ -226,9 +235,9 @@ async def verify_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult
 async def verify_context_recall(ctx: JudgeContext, sample: Sample) -> MetricResult:
     """Context recall in verifier mode: the reference answer split into points by the claims
     call, each point verified against the chunks' windows."""
-    metric = "context_recall"
-    if (shortcut := retrieval_shortcut(sample, metric)) is not None:
-        return shortcut
+    metric: MetricName = "context_recall"
+    if (early := precheck(sample, metric)) is not None:
+        return early
     spend = Spend()
     reference = sample.model_copy(update={"answer": sample.ground_truth})
     split = await ctx.ask(reference, metric, "faithfulness_claims", FaithfulnessClaims)

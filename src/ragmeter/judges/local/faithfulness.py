@@ -6,42 +6,35 @@ below a low one), so the score stays a share of supported claims with finer grad
 
 from __future__ import annotations
 
-from ..base import ClaimVerdict, Evidence, MetricResult
-from ..rules import EMPTY_ANSWER, REFUSAL
+from collections.abc import Set as AbstractSet
+
+from ..base import ClaimVerdict, Evidence, MetricName, MetricResult
+from ..rules import no_context_verdicts, precheck
 from .combine import ClaimEvidence, Combination, claim_evidence, load_combination
 from .view import SampleView
 
 
 def score_faithfulness(view: SampleView) -> MetricResult:
     """Split the answer into claims and check each against its best evidence window."""
-    metric = "faithfulness"
-    if not view.sample.answer.strip():
-        return MetricResult.unscored(metric, EMPTY_ANSWER)
+    metric: MetricName = "faithfulness"
     roles = {s.role for s in view.segments}
-    if not view.claims:
-        if "abstention" in roles:
-            evidence = Evidence(abstained=True, notes=["the answer abstains"])
-            return MetricResult.unscored(metric, REFUSAL, evidence=evidence)
-        return MetricResult.unscored(
-            metric, "answer has no claims", evidence=Evidence(notes=_role_notes(roles))
-        )
+    if (early := precheck(view.sample, metric, refused=not view.claims)) is not None:
+        if early.reason_code == "refusal":  # no claims: a refusal, a deflection, courtesies
+            abstains = "abstention" in roles
+            early.evidence.abstained = abstains or None
+            early.evidence.notes = ["the answer abstains"] if abstains else _role_notes(roles)
+        elif early.reason_code == "no_contexts":
+            early.evidence.claims = no_context_verdicts(view.claims)
+            early.evidence.notes = [*_role_notes(roles), *early.evidence.notes]
+        return early
     notes = _role_notes(roles)
     verdicts: list[ClaimVerdict] = []
     credits: list[float] = []
-    if not view.sample.contexts:
-        notes.append("no contexts were retrieved, so no claim can be verified")
-        verdicts = [
-            ClaimVerdict(claim=c, verdict="not_verifiable", reason="no contexts were retrieved")
-            for c in view.claims
-        ]
-    else:
-        combination = load_combination()
-        for item in claim_evidence(view):
-            verdict, credit = _verdict(item, combination)
-            verdicts.append(verdict)
-            credits.append(credit)
-    if not credits:
-        credits = [1.0 if v.verdict == "supported" else 0.0 for v in verdicts]
+    combination = load_combination()
+    for item in claim_evidence(view):
+        verdict, credit = _verdict(item, combination)
+        verdicts.append(verdict)
+        credits.append(credit)
     evidence = Evidence(claims=verdicts, abstained=False, notes=notes)
     score = round(sum(credits) / len(credits), 6)
     return MetricResult(metric=metric, score=score, evidence=evidence)
@@ -74,7 +67,7 @@ def _verdict(item: ClaimEvidence, combination: Combination | None) -> tuple[Clai
     return verdict, combination.credit(probability)
 
 
-def _role_notes(roles: set[str]) -> list[str]:
+def _role_notes(roles: AbstractSet[str]) -> list[str]:
     notes = []
     if "abstention" in roles:
         notes.append("part of the answer abstains")

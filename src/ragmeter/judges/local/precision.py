@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from ..base import ChunkVerdict, Evidence, MetricResult
-from ..rules import average_precision, retrieval_shortcut
+from ..base import ChunkVerdict, Evidence, MetricName, MetricResult
+from ..rules import PREVIEW_CHARS, average_precision, precheck
 from .alignment import align
 from .features import numbers, statement_keys
 from .view import SampleView
 
-_PREVIEW = 160
-
 
 def score_context_precision(view: SampleView) -> MetricResult:
     """Judge each ranked chunk useful or not against the ground truth, then average precision."""
-    metric = "context_precision"
-    if (shortcut := retrieval_shortcut(view.sample, metric)) is not None:
-        return shortcut
+    metric: MetricName = "context_precision"
+    if (early := precheck(view.sample, metric)) is not None:
+        return early
     contexts = view.sample.contexts
     settings = view.settings
     index = view.index
@@ -32,8 +30,8 @@ def score_context_precision(view: SampleView) -> MetricResult:
         overall = (len(found) + len(found_numbers)) / total if total else 0.0
         best_point, best_support = "", 0.0
         for point in view.points:
-            found = align(point, index, settings, chunk=k)
-            support = found.support if found.label == "supported" else found.support / 2
+            aligned = align(point, index, settings, chunk=k)
+            support = aligned.support if aligned.label == "supported" else aligned.support / 2
             if support > best_support:
                 best_point, best_support = point, support
         usefulness = max(overall, best_support)
@@ -48,7 +46,7 @@ def score_context_precision(view: SampleView) -> MetricResult:
                 useful=useful,
                 score=round(usefulness, 4),
                 reason=reason,
-                preview=chunk[:_PREVIEW],
+                preview=chunk[:PREVIEW_CHARS],
             )
         )
     score = average_precision([v.useful for v in verdicts])

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..base import Evidence, MetricResult, PointVerdict
-from ..rules import NO_CONTEXTS_NOTE, retrieval_unscored
+from ..base import Evidence, MetricName, MetricResult, PointVerdict
+from ..rules import precheck
 from .alignment import align
 from .view import SampleView
 
@@ -11,19 +11,13 @@ from .view import SampleView
 def score_context_recall(view: SampleView) -> MetricResult:
     """Split the ground truth into points; a point counts when some chunk supports it,
     numbers included."""
-    metric = "context_recall"
-    if (unscored := retrieval_unscored(view.sample, metric)) is not None:
-        return unscored
+    metric: MetricName = "context_recall"
+    if (early := precheck(view.sample, metric)) is not None:
+        return early
     if not view.points:
         return MetricResult.unscored(metric, "ground truth has no statements")
-    notes = []
     verdicts = []
-    if not view.sample.contexts:
-        notes.append(NO_CONTEXTS_NOTE)
-        verdicts = [
-            PointVerdict(point=p, supported=False, reason=NO_CONTEXTS_NOTE) for p in view.points
-        ]
-    for point in view.points if view.sample.contexts else []:
+    for point in view.points:
         found = align(point, view.index, view.settings)
         verdicts.append(
             PointVerdict(
@@ -36,4 +30,4 @@ def score_context_recall(view: SampleView) -> MetricResult:
             )
         )
     score = sum(v.supported for v in verdicts) / len(verdicts)
-    return MetricResult(metric=metric, score=score, evidence=Evidence(points=verdicts, notes=notes))
+    return MetricResult(metric=metric, score=score, evidence=Evidence(points=verdicts))

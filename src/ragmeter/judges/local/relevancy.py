@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...text import Lang, char_ngrams, is_stopword, stem, tokenize
-from ..base import Evidence, MetricResult
-from ..rules import EMPTY_ANSWER
+from ..base import Evidence, MetricName, MetricResult
+from ..rules import precheck, refusal_relevancy
 from .abstention import is_social_turn
 from .features import passage_keys, word_similarity
 from .followup import is_follow_up, previous_exchange, topic_keys
@@ -117,22 +117,13 @@ def score_answer_relevancy(view: SampleView) -> MetricResult:
     """Key-word coverage (typo-tolerant) blended with question/answer similarity, minus a
     penalty for evasion; refusals score low unless the case is out of scope; a courteous
     reply to a social turn ("Thank you!") is fully relevant."""
-    metric = "answer_relevancy"
-    answer = view.sample.answer.strip()
-    if not answer:
-        return MetricResult.unscored(metric, EMPTY_ANSWER)
+    metric: MetricName = "answer_relevancy"
     roles = [s.role for s in view.segments]
     refused = "abstention" in roles and "claim" not in roles
     deflected = "claim" not in roles and "hedge" in roles
-    if view.out_of_scope:
-        abstains = refused or deflected
-        note = (
-            "out-of-scope question: the answer correctly abstains"
-            if abstains
-            else "out-of-scope question: the answer should have abstained but answered"
-        )
-        evidence = Evidence(abstained=abstains, notes=[note])
-        return MetricResult(metric=metric, score=1.0 if abstains else 0.0, evidence=evidence)
+    # Declining an out-of-scope question (refusing or deflecting) is right: 1, answering 0.
+    if (early := precheck(view.sample, metric, refused=refused or deflected)) is not None:
+        return early
     if is_social_turn(view.sample.question) and "filler" in roles and "claim" not in roles:
         note = "a social turn (thanks, a greeting): a courteous reply is the relevant answer"
         return MetricResult(metric=metric, score=1.0, evidence=Evidence(notes=[note]))
@@ -153,11 +144,8 @@ def score_answer_relevancy(view: SampleView) -> MetricResult:
         notes.append(f"the answer is about {other}, not {words} (the subject of the conversation)")
         base = min(base, _OFF_SUBJECT_CAP)
     if refused:
-        notes.append("the answer abstains on an answerable question")
         score = view.settings.refusal_cap * base
-        return MetricResult(
-            metric=metric, score=_clip(score), evidence=Evidence(abstained=True, notes=notes)
-        )
+        return refusal_relevancy(_clip(score), Evidence(notes=notes))
     statements = [r for r in roles if r in ("claim", "hedge", "abstention")]
     evasive = sum(r != "claim" for r in statements) / len(statements) if statements else 1.0
     if evasive:
