@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ._exceptions import CaseFileError
 from .judges.base import Lang, Turn
@@ -23,14 +23,34 @@ from .records import (
 
 KNOWN_CATEGORIES = ("normal", "typo", "out_of_scope", "multi_turn")
 
+RAGAS_METADATA_FIELDS = (
+    "multi_responses",
+    "rubric",
+    "rubrics",
+    "retrieved_context_ids",
+    "reference_context_ids",
+    "synthesizer_name",
+    "persona_name",
+    "query_style",
+    "query_length",
+)
+"""Columns of RAGAS samples and generated test sets that ragmeter does not score: kept under
+`metadata` (same name), so a RAGAS row loads as it is and nothing in it is lost."""
+
 
 class Case(BaseModel):
-    """One eval case: a question, its human reference answer and where it comes from."""
+    """One eval case: a question, its human reference answer and where it comes from.
+
+    RAGAS names are accepted as well, so `Case(**ragas_row)` works: `user_input`, `reference`,
+    `retrieved_contexts`, `response`, the older `ground_truths` (a list, joined by newlines),
+    and RAGAS bookkeeping columns (:data:`RAGAS_METADATA_FIELDS`, moved under `metadata`).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str
-    """Unique id within the eval set."""
+    id: str = ""
+    """Unique id within the eval set. Left empty, :func:`ragmeter.evaluate` numbers the case by
+    its 1-based position, as eval files number records without an id."""
     question: str
     """The question (for multi-turn cases, the last user turn)."""
     ground_truth: str = ""
@@ -49,6 +69,47 @@ class Case(BaseModel):
     """Precomputed retrieved contexts (RAGAS `retrieved_contexts`), if the file has them."""
     answer: str | None = None
     """Precomputed answer (RAGAS `response`), if the file has them."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ragas_names(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for alias, name in (*CASE_ALIASES.items(), ("ground_truths", "ground_truth")):
+            if alias not in data:
+                continue
+            value = data.pop(alias)
+            if (
+                alias == "ground_truths"
+                and isinstance(value, list | tuple)
+                and all(isinstance(item, str) for item in value)
+            ):
+                value = "\n".join(value)
+            if value is None:
+                continue
+            if data.get(name) is not None:
+                raise ValueError(
+                    f"both '{name}' and '{alias}' are given, but they are the same field "
+                    f"('{alias}' is the RAGAS name of '{name}'); keep only one"
+                )
+            data[name] = value
+        moved = {key: data.pop(key) for key in RAGAS_METADATA_FIELDS if key in data}
+        moved = {key: value for key, value in moved.items() if value is not None}
+        if moved:
+            metadata = data.get("metadata")
+            if metadata is None:
+                metadata = {}
+            if not isinstance(metadata, dict):
+                return data  # the field's own validation says what is wrong
+            clash = [k for k in moved if k in metadata and metadata[k] != moved[k]]
+            if clash:
+                raise ValueError(
+                    f"'{clash[0]}' is given both as a column and under 'metadata', with "
+                    "different values; keep one"
+                )
+            data["metadata"] = {**metadata, **moved}
+        return data
 
 
 _CASE_JSON_COLUMNS = frozenset(
@@ -93,6 +154,61 @@ def load_cases(path: str | Path) -> list[Case]:
     for case in cases:
         if case.id in numbered_ids:
             _mark_assigned(case)
+    return cases
+
+
+def cases_from_rows(
+    rows: Iterable[Case | Mapping[str, Any]], *, source: str = "data"
+) -> list[Case]:
+    """Cases from rows in memory (dicts with ragmeter or RAGAS names, or :class:`Case` objects),
+    checked as eval files are: a missing question, a wrong type, NaN or a duplicate id is a
+    :class:`CaseFileError` located as `source[index]` (0-based) and the field. A row without an
+    id is numbered by its 1-based position."""
+    # the checks read_records applies to file records (NaN, lone surrogates, depth, types)
+    from .records import _check_values, _plain
+
+    cases: list[Case] = []
+    first_index: dict[str, int] = {}
+    numbered: set[str] = set()
+    for index, row in enumerate(rows):
+        where = f"{source}[{index}]"
+        if isinstance(row, Case):
+            assigned = not row.id
+            case = row.model_copy(update={"id": str(index + 1)}) if assigned else row
+        elif isinstance(row, Mapping):
+            data = {str(key): value for key, value in row.items()}
+            record = Record(index + 1, index + 1, data)
+            try:
+                if not _plain(data):
+                    _check_values(Path(where), record.line, data)
+                case, assigned = _case_from_record(Path(where), record)
+            except CaseFileError as exc:
+                raise CaseFileError(where, exc.message, field=exc.field) from None
+        else:
+            raise CaseFileError(
+                where,
+                f"a {type(row).__name__}, not a case; give a dict with 'question' (or "
+                "'user_input'), 'contexts' and 'answer' ('retrieved_contexts', 'response'), ...",
+            )
+        if case.id in first_index:
+            why = (
+                f"; this row has no id, so it was numbered {case.id}: give it an id"
+                if assigned
+                else "; that row has no id and was numbered by its position: give it an id"
+                if case.id in numbered
+                else "; ids must be unique: rename one of them"
+            )
+            raise CaseFileError(
+                where,
+                f"duplicate id '{case.id}' (first used at {source}[{first_index[case.id]}]){why}",
+                field="id",
+            )
+        first_index[case.id] = index
+        if assigned:
+            numbered.add(case.id)
+        cases.append(case)
+    if not cases:
+        raise CaseFileError(source, "no cases; give at least one row with a question")
     return cases
 
 
@@ -152,9 +268,11 @@ __all__ = [
     "CASE_ALIASES",
     "FORMATS",
     "KNOWN_CATEGORIES",
+    "RAGAS_METADATA_FIELDS",
     "Case",
     "Record",
     "assigned_ids",
+    "cases_from_rows",
     "load_cases",
     "read_records",
     "record_fields",

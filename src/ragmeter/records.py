@@ -243,10 +243,11 @@ def record_fields(
         name = aliases.get(key, key)
         if name in data:
             other = renamed.get(name, name)
+            alias = key if key != name else other
             raise CaseFileError(
                 path,
                 f"both '{other}' and '{key}' are given, but they are the same field "
-                f"('{key}' is the RAGAS name of '{name}'); keep only one",
+                f"('{alias}' is the RAGAS name of '{name}'); keep only one",
                 line=record.line,
                 field=key,
             )

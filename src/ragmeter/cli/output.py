@@ -8,6 +8,7 @@ import typer
 
 from ..cases import Case
 from ..config import Settings
+from ..judges.base import METRICS, MetricName
 from ..pipeline import Pipeline
 from ..results import RunResult
 from ._app import make_console
@@ -40,7 +41,12 @@ def finish_run(result: RunResult, results_path: Path) -> None:
 
 
 def print_dry_run(
-    cases: list[Case], pipeline: Pipeline, settings: Settings, *, lang: str | None = None
+    cases: list[Case],
+    pipeline: Pipeline,
+    settings: Settings,
+    *,
+    lang: str | None = None,
+    metrics: tuple[MetricName, ...] = METRICS,
 ) -> None:
     """Estimate the judge's calls, tokens and cost without calling anything."""
     from rich.table import Table
@@ -48,7 +54,13 @@ def print_dry_run(
     from ..evaluation import estimate_run
 
     console = make_console()
-    estimate = estimate_run(cases, pipeline, settings, lang=lang)  # type: ignore[arg-type]
+    estimate = estimate_run(
+        cases,
+        pipeline,
+        settings,
+        lang=lang,  # type: ignore[arg-type]
+        metrics=metrics,
+    )
     if estimate is None:
         console.print(
             f"judge '{settings.judge.kind}' makes no paid calls: {len(cases)} cases cost nothing"

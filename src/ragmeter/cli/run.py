@@ -37,7 +37,11 @@ def run(
         None, "--pipeline", "-p", help="Your RAG as a Python callable: package.module:function."
     ),
     answers: Path = typer.Option(
-        None, "--answers", "-a", help="Precomputed answers file (id, contexts, answer)."
+        None,
+        "--answers",
+        "-a",
+        help="Precomputed answers (id, contexts, answer); a file with the questions too "
+        "(RAGAS-style) needs no --cases.",
     ),
     endpoint: str = typer.Option(
         None,
@@ -56,6 +60,12 @@ def run(
     ),
     overwrite: bool = typer.Option(
         False, "--overwrite", help="Replace the run already in --out (refused otherwise)."
+    ),
+    metrics: list[str] = typer.Option(
+        None,
+        "--metrics",
+        help="Compute only these metrics: comma-separated or repeated; of context_recall, "
+        "context_precision, faithfulness, answer_relevancy (default: all four).",
     ),
     min_scored: float = typer.Option(
         None,
@@ -97,7 +107,9 @@ def run(
     """Run a pipeline over an eval set, judge every case, write DIR/results.json and report.
 
     Give exactly one of --pipeline, --answers, --endpoint, or an eval set whose cases
-    already carry contexts and answers (RAGAS `retrieved_contexts` / `response`).
+    already carry contexts and answers (RAGAS `retrieved_contexts` / `response`). An answers
+    file that holds the questions too needs no --cases; with --cases, it must answer exactly
+    the eval set's cases (ids matched; extra or missing ones are an error).
 
     Exit codes: 0 every metric measured; 2 bad input or options (nothing written); 3 a
     metric had too few scored cases (results written); 4 --max-cost left results unjudged
@@ -105,10 +117,14 @@ def run(
     written); 130 interrupted (nothing written).
     """
     from .. import evaluation as api
+    from ..answers import answers_as_eval_set, check_answers_match
+    from ..api import parse_metrics
     from ..cases import load_cases
+    from ..pipeline import AnswersFilePipeline, Pipeline
     from .output import finish_run, print_dry_run, print_report
 
     with user_errors():
+        chosen = parse_metrics(metrics, option="--metrics")
         settings = api.resolve_settings(
             config,
             judge=judge,
@@ -127,14 +143,26 @@ def run(
             min_scored_share=min_scored,
         )
         cases_path = cases or (Path(settings.cases) if settings.cases else None)
-        if cases_path is None:
-            fail("no eval set: pass --cases FILE (or set `cases` in ragmeter.toml)")
-        eval_cases = load_cases(cases_path)
-        source = api.build_pipeline(
-            eval_cases, pipeline=pipeline, answers=answers, endpoint=endpoint, timeout=timeout
-        )
+        source: Pipeline
+        if cases_path is None and answers is not None and not (pipeline or endpoint):
+            eval_cases, source = answers_as_eval_set(answers)
+            cases_path = answers
+        elif cases_path is None:
+            fail(
+                "no eval set: pass --cases FILE (or set `cases` in ragmeter.toml), or "
+                "--answers FILE holding questions, contexts and answers"
+            )
+        else:
+            eval_cases = load_cases(cases_path)
+            source = api.build_pipeline(
+                eval_cases, pipeline=pipeline, answers=answers, endpoint=endpoint, timeout=timeout
+            )
+            if isinstance(source, AnswersFilePipeline):
+                check_answers_match(eval_cases, source, cases_path)
         if dry_run:
-            print_dry_run(eval_cases, source, settings, lang=lang.value if lang else None)
+            print_dry_run(
+                eval_cases, source, settings, lang=lang.value if lang else None, metrics=chosen
+            )
             return
         out_dir = out or Path(settings.out or "ragmeter-out/run")
         result = api.run_and_save(
@@ -146,6 +174,7 @@ def run(
             lang=lang.value if lang else None,
             repeats=repeats,
             progress=progress,
+            metrics=chosen,
             overwrite=overwrite,
         )
     print_report(result, max_failures=max_failures)

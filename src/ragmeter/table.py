@@ -1,0 +1,126 @@
+"""A run as a table: one row per case, one column per metric score and its unscored reason.
+
+:meth:`RunResult.to_csv` needs nothing beyond the standard library; :meth:`RunResult.to_pandas`
+needs pandas, which ragmeter does not depend on.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import io
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .judges.base import METRICS, MetricName
+
+if TYPE_CHECKING:
+    from .results import RunResult
+
+CASE_COLUMNS = (
+    "id",
+    "category",
+    "lang",
+    "question",
+    "ground_truth",
+    "contexts",
+    "answer",
+    "pipeline_error",
+    "metadata",
+)
+"""The columns before the metrics', in this order."""
+
+UNSCORED_SUFFIX = "_unscored_reason"
+"""`faithfulness_unscored_reason`: why the case has no faithfulness score (empty when scored)."""
+
+PANDAS_MISSING = (
+    "to_pandas() needs pandas, which ragmeter does not install: pip install pandas "
+    "(or use to_csv(path), which needs nothing more)"
+)
+
+
+def run_metrics(result: RunResult) -> tuple[MetricName, ...]:
+    """The metrics the run computed, in pipeline order (retrieval first)."""
+    computed = set(result.summary.metrics)
+    for case in result.cases:
+        computed.update(case.metrics)
+    return tuple(m for m in METRICS if m in computed)
+
+
+def columns(result: RunResult) -> list[str]:
+    """Column names of :func:`rows`, in order."""
+    names = list(CASE_COLUMNS)
+    for metric in run_metrics(result):
+        names += [metric, metric + UNSCORED_SUFFIX]
+    return names
+
+
+def rows(result: RunResult) -> list[dict[str, Any]]:
+    """One dict per case, in eval-set order: the case's fields, then per metric its score
+    (None when unscored) and its unscored reason (None when scored)."""
+    metrics = run_metrics(result)
+    table = []
+    for case in result.cases:
+        row: dict[str, Any] = {
+            "id": case.id,
+            "category": case.category,
+            "lang": case.lang,
+            "question": case.question,
+            "ground_truth": case.ground_truth,
+            "contexts": list(case.contexts),
+            "answer": case.answer,
+            "pipeline_error": case.pipeline_error,
+            "metadata": dict(case.metadata),
+        }
+        for metric in metrics:
+            found = case.metrics.get(metric)
+            row[metric] = None if found is None else found.score
+            row[metric + UNSCORED_SUFFIX] = (
+                "not computed" if found is None else found.unscored_reason
+            )
+        table.append(row)
+    return table
+
+
+def to_csv_text(result: RunResult) -> str:
+    """The table as CSV: lists and objects as JSON text (as ragmeter reads CSV cells), an
+    empty cell for a missing score or reason."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    names = columns(result)
+    writer.writerow(names)
+    for row in rows(result):
+        writer.writerow([_cell(row[name]) for name in names])
+    return buffer.getvalue()
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def to_csv(result: RunResult, path: str | Path) -> Path:
+    """Write the table to `path` (UTF-8, written atomically); return the path."""
+    from .results import write_atomic
+
+    path = Path(path).expanduser()
+    write_atomic(path, to_csv_text(result))
+    return path
+
+
+def to_pandas(result: RunResult) -> Any:
+    """The table as a pandas DataFrame (scores as floats, NaN when unscored)."""
+    try:
+        pd = importlib.import_module("pandas")  # optional: not a dependency, typed as Any
+    except ImportError as exc:
+        raise ImportError(PANDAS_MISSING) from exc
+    frame = pd.DataFrame(rows(result), columns=columns(result))
+    for metric in run_metrics(result):
+        frame[metric] = frame[metric].astype("float64")
+    return frame
