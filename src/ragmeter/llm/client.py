@@ -13,7 +13,7 @@ from .._exceptions import ConfigError, JudgeUnavailable
 from . import logprobs
 from .cache import LLMCache, cache_key
 from .cost import BudgetBusy, CostTracker, PriceTable, Reservation, Usage, count_tokens
-from .errors import LLMCallError
+from .errors import LLMCallError, scrubbed
 from .logprobs import TokenLogprob
 from .redact import MASK, looks_like_a_key, redact
 from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
@@ -103,6 +103,11 @@ class ChatClient:
         where = self.cache_scope or self.base_url or "https://api.openai.com/v1"
         return f"{redact(where)}|{self.model}"  # stored in the cache: no password in it
 
+    @property
+    def where(self) -> str:
+        """The endpoint as messages and warnings name it: no password, no key."""
+        return redact(self.base_url or "api.openai.com", [self._api_key])
+
     def prepare(self) -> None:
         """Build the HTTP client now (tens of milliseconds) rather than on the first call; it
         is bound to the event loop that first uses it."""
@@ -154,9 +159,11 @@ class ChatClient:
             params["top_logprobs"] = self.top_logprobs
         if salt:
             params["_attempt"] = salt  # a fresh retry must not be answered by the cache
+        # The password of a `user:pass@` URL stays out of the key too: the request sits next to
+        # it in the cache, so the key's hash would let anyone holding the file guess it.
         return cache_key(
             {
-                "base_url": self.cache_scope or self.base_url or "",
+                "base_url": redact(self.cache_scope or self.base_url or ""),
                 "model": self.model,
                 "messages": messages,
                 "params": params,
@@ -203,14 +210,11 @@ class ChatClient:
                 messages, response_format, key, metric, case_id, salt, max_tokens
             )
         except (LLMCallError, JudgeUnavailable) as exc:
-            message = redact(str(exc), [self._api_key])
-            if message == str(exc):
+            clean = scrubbed(exc, [self._api_key])
+            if clean is exc:
                 raise
             # An endpoint echoed a secret: it must not reach results, reports or logs.
-            if isinstance(exc, LLMCallError):
-                body = redact(exc.body, [self._api_key])
-                raise type(exc)(message, status=exc.status, body=body) from None
-            raise JudgeUnavailable(message) from None
+            raise clean from None
 
     async def _complete_uncached(
         self,
@@ -241,7 +245,7 @@ class ChatClient:
                 if self.top_logprobs:  # never again for this endpoint; resent without
                     self.top_logprobs = 0
                     self.logprobs_note = (
-                        f"{self.model} at {self.base_url or 'api.openai.com'} refused token "
+                        f"{self.model} at {self.where} refused token "
                         f"log-probabilities ({exc.body[:120]}): verdicts are 0/1, not graded"
                     )
                 key = self.request_key(messages, response_format, salt, max_tokens)
@@ -311,7 +315,7 @@ class ChatClient:
                 limiter=self.limiter,
                 stats=self.retry_stats,
                 format_sensitive=response_format is not None,
-                what=f"judge {self.model} at {self.base_url or 'api.openai.com'}",
+                what=f"judge {self.model} at {self.where}",
                 unreachable_is_fatal=not self._answered,
             )
         except JudgeUnavailable as exc:
@@ -330,7 +334,7 @@ class ChatClient:
         tokens = logprobs.from_choice(choice) if self.top_logprobs else None
         if self.top_logprobs and tokens is None and text and self.logprobs_note is None:
             self.logprobs_note = (
-                f"{self.model} at {self.base_url or 'api.openai.com'} returned no token "
+                f"{self.model} at {self.where} returned no token "
                 "log-probabilities: verdicts are 0/1, not graded"
             )
         usage = completion.usage
@@ -353,7 +357,7 @@ class ChatClient:
             # over a billing field we can estimate ourselves.
             if reported is not None and self.usage_note is None:
                 self.usage_note = (
-                    f"{self.model} at {self.base_url or 'api.openai.com'} reported impossible "
+                    f"{self.model} at {self.where} reported impossible "
                     f"token usage ({reported[0]!r:.40} prompt, {reported[1]!r:.40} completion): "
                     "tokens and cost are estimated for such replies"
                 )

@@ -12,9 +12,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .._exceptions import JudgeUnavailable
 from .cache import LLMCache, cache_key
 from .client import resolve_api_key
 from .cost import Usage
+from .errors import LLMCallError, scrubbed
+from .redact import redact
 from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
 
 _SPACE_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
@@ -164,10 +167,11 @@ class EmbeddingClient:
 
     @property
     def name(self) -> str:
-        return f"{self.model}@{self.base_url or 'openai'}"
+        return f"{self.model}@{redact(self.base_url or 'openai')}"  # in fingerprints: no password
 
     def _key(self, text: str) -> str:
-        return cache_key({"base_url": self.base_url or "", "model": self.model, "input": text})
+        where = redact(self.base_url or "")  # no password in the cache, not even hashed
+        return cache_key({"base_url": where, "model": self.model, "input": text})
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         """One vector per text; only texts missing from the cache are sent, in one call."""
@@ -182,15 +186,21 @@ class EmbeddingClient:
                 self.cached_usage.add(Usage(0, hit[1], 0))
         if missing:
             sdk = self._client()
-            response = await run_with_retries(
-                lambda: sdk.embeddings.create(
-                    model=self.model, input=missing, timeout=self.policy.timeout
-                ),
-                policy=self.policy,
-                limiter=self.limiter,
-                stats=self.retry_stats,
-                what=f"embedding call to {self.model}",
-            )
+            try:
+                response = await run_with_retries(
+                    lambda: sdk.embeddings.create(
+                        model=self.model, input=missing, timeout=self.policy.timeout
+                    ),
+                    policy=self.policy,
+                    limiter=self.limiter,
+                    stats=self.retry_stats,
+                    what=f"embedding call to {self.model}",
+                )
+            except (LLMCallError, JudgeUnavailable) as exc:
+                clean = scrubbed(exc, [self._api_key])
+                if clean is exc:
+                    raise
+                raise clean from None  # the endpoint echoed the key: keep it out of results
             rows = sorted(response.data, key=lambda d: d.index)
             tokens = int(getattr(response.usage, "prompt_tokens", 0) or 0)
             self.usage.add(Usage(1, tokens, 0))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from .._exceptions import JudgeError
+from collections.abc import Sequence
+
+from .._exceptions import JudgeError, JudgeUnavailable
+from .redact import redact
 
 
 class LLMCallError(JudgeError):
@@ -33,3 +36,16 @@ class CostLimitReached(JudgeError):
 class InvalidReply(LLMCallError):
     """The endpoint answered with something unusable as a reply (too large, undecodable);
     not retried and not cached."""
+
+
+def scrubbed(exc: LLMCallError | JudgeUnavailable, secrets: Sequence[str]) -> Exception:
+    """`exc` itself when its message holds no secret (see :func:`~.redact.redact`), else a
+    copy of it with them masked: an endpoint may echo the key in an error body, and a base URL
+    named in a message may carry a password. Raise the copy ``from None``."""
+    message = redact(str(exc), secrets)
+    if isinstance(exc, LLMCallError):
+        body = redact(exc.body, secrets)
+        if message == str(exc) and body == exc.body:
+            return exc
+        return type(exc)(message, status=exc.status, body=body)
+    return exc if message == str(exc) else JudgeUnavailable(message)
