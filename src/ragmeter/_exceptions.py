@@ -10,7 +10,9 @@ Every error a user can cause derives from one root, and its message says how to 
     ├── JudgeUnavailable   the judge can produce no verdict at all (key rejected, model not
     │                      found, endpoint unreachable): the run stops at once
     ├── RunInterrupted     the user stopped the run (Ctrl-C); nothing was written
-    └── ResultsError       a results file is missing, corrupt or of an unknown schema version
+    ├── ResultsError       a results file is missing, corrupt or of an unknown schema version
+    └── OutputError        a file cannot be written there (read-only, disk full, a directory
+                           where a file belongs); also an OSError
 """
 
 from __future__ import annotations
@@ -74,6 +76,12 @@ class RunInterrupted(RagmeterError):
 
 class ResultsError(RagmeterError):
     """A results file is missing, corrupt or of an unsupported schema version."""
+
+
+class OutputError(RagmeterError, OSError):
+    """A file could not be written (nothing was: the previous file, if any, is unchanged).
+
+    Also an :class:`OSError`, as the error it replaces, for code that catches those."""
 
 
 def describe_validation_error(exc: ValidationError) -> str:

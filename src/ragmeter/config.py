@@ -31,7 +31,7 @@ class JudgeSettings(BaseModel):
     """Endpoint, e.g. http://localhost:11434/v1 for Ollama."""
     api_key_env: str = "OPENAI_API_KEY"
     """Name of the environment variable holding the API key."""
-    concurrency: int = 8
+    concurrency: int = Field(default=8, ge=1)
     """Simultaneous judge calls."""
     timeout: float = 60.0
     """Seconds one judge call may take in total, reply included (then retried)."""
@@ -81,8 +81,8 @@ class GateSettings(BaseModel):
     0.80; none for retrieval metrics); a floor of 0 turns a default off."""
     margin: float = 0.05
     """Non-inferiority margin against the baseline."""
-    alpha: float = 0.05
-    """Family-wise error rate across the metrics tested together."""
+    alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
+    """Family-wise error rate across the metrics tested together (between 0 and 1)."""
     baseline: str | None = None
     """Path of the baseline results file."""
 
@@ -102,7 +102,7 @@ class Settings(BaseModel):
     """Default eval set."""
     out: str | None = None
     """Default output directory."""
-    concurrency: int = 4
+    concurrency: int = Field(default=4, ge=1)
     """Cases processed at the same time."""
     min_scored_share: float = Field(default=0.9, ge=0.0, le=1.0)
     """Share of the cases a metric applies to that must be scored; below it `run` exits 3

@@ -41,6 +41,8 @@ def resolve_settings(config: Path | str | None = None, **overrides: Any) -> Sett
     elif judge.kind == "local" and (judge.base_url or overrides.get("base_url")) and judge.model:
         judge.kind = "openai"
     if overrides.get("concurrency") is not None:
+        if overrides["concurrency"] < 1:
+            raise ConfigError(f"--concurrency {overrides['concurrency']}: must be at least 1")
         judge.concurrency = overrides["concurrency"]
         settings.concurrency = overrides["concurrency"]
     if overrides.get("no_cache"):

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from ._exceptions import ResultsError, describe_validation_error
+from ._exceptions import OutputError, ResultsError, describe_validation_error
 from .judges.base import METRICS, JudgeFingerprint, Lang, MetricName, MetricResult, Turn
 
 SCHEMA_VERSION = 1
@@ -274,11 +274,37 @@ class RunResult(BaseModel):
             for m, s in self.summary.metrics.items()
         }
 
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame, one row per case: its id, category, lang, question,
+        ground_truth, contexts, answer, pipeline_error and metadata, then per metric its score
+        (NaN when unscored) and `<metric>_unscored_reason`. Needs pandas (`pip install
+        pandas`); ragmeter does not install it."""
+        from .table import to_pandas
+
+        return to_pandas(self)
+
+    def to_csv(self, path: str | Path) -> Path:
+        """Write the table of :meth:`to_pandas` as CSV (no pandas needed; lists and objects as
+        JSON text, an empty cell for a missing score or reason); return the path."""
+        from .table import to_csv
+
+        return to_csv(self, path)
+
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` so a crash leaves either the old file or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write `text` to `path` so a crash leaves either the old file or the new, never half.
+
+    Raises OutputError (an OSError) naming the file and why when it cannot be written: a
+    directory at `path`, a file where a parent directory belongs, no permission, a full disk.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise OutputError(f"{path}: is a directory; give a file name (e.g. {path / 'report'})")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {_os_reason(exc, path.parent)}") from None
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -288,9 +314,26 @@ def write_atomic(path: Path, text: str) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            kept = "the previous file is unchanged" if path.exists() else "nothing written"
+            raise OutputError(f"cannot write {path}: {_os_reason(exc, path)}; {kept}") from None
         raise
+
+
+def _os_reason(exc: OSError, path: Path) -> str:
+    """Why an OS call failed, in a few words: its strerror, and the path it names if another.
+
+    A parent that is a file gives ENOTDIR or EEXIST (mkdir): said as such."""
+    if isinstance(exc, (NotADirectoryError, FileExistsError)):
+        blocker = next((p for p in (path, *path.parents) if p.is_file()), None)
+        if blocker is not None:
+            return f"{blocker} is a file, not a directory"
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    named = Path(exc.filename) if isinstance(exc.filename, str) else None
+    ours = named is None or path in (named, named.parent) or named == path.parent
+    return reason if ours else f"{reason} ({named})"
 
 
 def prepare_out_dir(out: str | Path, *, overwrite: bool = False) -> Path:
@@ -315,7 +358,28 @@ def prepare_out_dir(out: str | Path, *, overwrite: bool = False) -> Path:
         with tempfile.TemporaryFile(dir=path):
             pass
     except OSError as exc:
-        raise ConfigError(f"--out {path}: cannot write there ({exc.strerror or exc})") from exc
+        raise ConfigError(f"--out {path}: cannot write there ({_os_reason(exc, path)})") from exc
+    return path
+
+
+def prepare_out_file(out: str | Path, option: str, example: str = "report") -> Path:
+    """The file `out` names, checked before any work as :func:`prepare_out_dir` checks a
+    directory: not a directory itself, and its directory can be created and written to.
+    Raises ConfigError naming `option` and how to fix it."""
+    from ._exceptions import ConfigError
+
+    path = Path(out)
+    if path.is_dir():
+        raise ConfigError(
+            f"{option} {out}: is a directory; give a file to write, e.g. {path / example}"
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as exc:
+        reason = _os_reason(exc, path.parent)
+        raise ConfigError(f"{option} {out}: cannot write there ({reason})") from None
     return path
 
 
@@ -551,6 +615,7 @@ __all__ = [
     "UnscoredGroup",
     "load_run",
     "prepare_out_dir",
+    "prepare_out_file",
     "save_run",
     "write_atomic",
 ]

@@ -14,6 +14,7 @@ from .._exceptions import (
     CaseFileError,
     ConfigError,
     JudgeUnavailable,
+    OutputError,
     RagmeterError,
     ResultsError,
     RunInterrupted,
@@ -33,10 +34,11 @@ T = TypeVar("T")
 
 
 def fail(message: str, code: int = EXIT_LOAD_ERROR) -> NoReturn:
-    """Print one error line to stderr and exit."""
+    """Print one error line to stderr and exit; key-like tokens and URL passwords masked."""
+    from ..llm.redact import redact
     from ..report.safe import printable
 
-    typer.echo(f"error: {printable(message)}", err=True)
+    typer.echo(f"error: {printable(redact(message))}", err=True)
     raise typer.Exit(code)
 
 
@@ -45,7 +47,7 @@ def user_errors() -> Iterator[None]:
     """Turn ragmeter's own errors, and Ctrl-C, into one-line messages and their exit codes."""
     try:
         yield
-    except (CaseFileError, ConfigError, ResultsError) as exc:
+    except (CaseFileError, ConfigError, ResultsError, OutputError) as exc:
         fail(str(exc))
     except JudgeUnavailable as exc:
         fail(f"{exc}; stopped, nothing written", ExitCode.JUDGE_UNAVAILABLE)
@@ -55,6 +57,9 @@ def user_errors() -> Iterator[None]:
         fail("interrupted; nothing written", ExitCode.INTERRUPTED)
     except RagmeterError as exc:
         fail(str(exc), ExitCode.FAILED)
+    except OSError as exc:  # the environment (disk, permissions), where no check caught it
+        where = f"{exc.filename}: " if exc.filename else ""
+        fail(f"{where}{exc.strerror or exc}")
 
 
 def guarded(fn: Callable[[], T]) -> T:

@@ -55,6 +55,8 @@ def gate(
         if margin is not None:
             settings.margin = margin
         if alpha is not None:
+            if not 0 < alpha < 1:
+                fail(f"--alpha {alpha:g}: must be between 0 and 1 (a rate, e.g. 0.05)")
             settings.alpha = alpha
         run = load_run(new)
         base_path = baseline or (Path(settings.baseline) if settings.baseline else None)

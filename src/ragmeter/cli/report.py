@@ -25,9 +25,12 @@ def report(
 ) -> None:
     """Show a stored run: terminal (default), Markdown, HTML, JUnit XML or JSON."""
     from ..report.registry import render
-    from ..results import load_run, write_atomic
+    from ..results import load_run, prepare_out_file, write_atomic
 
     with user_errors():
+        if output is not None:
+            example = {"md": "report.md", "html": "report.html", "junit": "junit.xml"}
+            prepare_out_file(output, "--output", example.get(fmt, f"report.{fmt}"))
         result = load_run(run_dir)
         base = load_run(baseline) if baseline else None
         if fmt == "terminal" and output is None:
@@ -39,5 +42,6 @@ def report(
     if output is None:
         typer.echo(text, nl=False)
     else:
-        write_atomic(output, text)
+        with user_errors():  # a disk that filled up meanwhile
+            write_atomic(output, text)
         typer.echo(f"wrote {output}", err=True)

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._exceptions import ConfigError
 from ..paths import cache_root
 
 SCHEMA = """
@@ -74,21 +75,52 @@ class LLMCache:
     """
 
     def __init__(self, path: str | Path | None = None) -> None:
+        """Open (or create) the cache at `path`. A file that is not a readable and writable
+        cache raises ConfigError at once, before any call, saying to delete it or pass
+        ``--no-cache``."""
         self.path = Path(path).expanduser() if path is not None else None
+        self._lock = threading.Lock()
+        try:
+            self._db = self._open()
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigError(self._unusable(exc)) from None
+
+    def _open(self) -> sqlite3.Connection:
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             target = str(self.path)
         else:
             target = ":memory:"
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-        if self.path is not None:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(calls)")}
-        if "logprobs" not in columns:  # a cache written before logprobs were kept
-            self._db.execute("ALTER TABLE calls ADD COLUMN logprobs TEXT")
+        db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+        try:
+            if self.path is not None:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(calls)")}
+            if "logprobs" not in columns:  # a cache written before logprobs were kept
+                db.execute("ALTER TABLE calls ADD COLUMN logprobs TEXT")
+            for table in ("calls", "embeddings", "capabilities"):  # reads a page of each
+                db.execute(f"SELECT * FROM {table} LIMIT 1").fetchall()
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _unusable(self, exc: OSError | sqlite3.Error) -> str:
+        """One line: which cache file cannot be used, why, and the two ways out."""
+        if isinstance(exc, OSError):  # its directory: permissions, a file in the way
+            reason = exc.strerror or str(exc)
+            if isinstance(exc, (NotADirectoryError, FileExistsError)):
+                reason = "a parent of it is a file, not a directory"
+            return (
+                f"LLM call cache {self.path}: cannot be used ({reason}); choose another "
+                "--cache-dir or pass --no-cache"
+            )
+        return (
+            f"LLM call cache {self.path}: cannot be used ({exc}); delete it (it is rebuilt "
+            "on the next run, repeating its calls) or pass --no-cache"
+        )
 
     @property
     def persistent(self) -> bool:
