@@ -47,3 +47,32 @@ def test_every_printer_shows_hostile_text_literally(tmp_path):
     report = outputs["report"].output
     assert "[/oops]" in report and "[faq]" in report and "[bold]loud[/bold]" in report
     assert "\\x1b[2J" in report
+
+
+def test_markdown_mentions_nobody_and_reads_the_same():
+    """GitHub notifies whoever an `@name` in a PR comment names; the Markdown report quotes
+    questions, answers, categories, reasons and warnings that may hold one (issue 13)."""
+    import re
+
+    from ragmeter.report.markdown import ZWJ, render_markdown
+
+    mention = "ping @octocat and @acme/reviewers, mail ops@example.com"
+    cases = [
+        case(
+            "m1",
+            {"faithfulness": 0.1},
+            category="@triage",
+            question=f"Q {mention}",
+            answer=f"A {mention}",
+        )
+    ]
+    result = run(cases)
+    result.run.warnings.append(f"warned {mention}")
+    md = render_markdown(result)
+    # What GitHub reads as a mention: `@name` after a non-word character.
+    assert re.findall(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]", md) == []
+    shown = md.replace(ZWJ, "")
+    for text in ("@octocat", "@acme/reviewers", "@triage"):
+        assert text in shown
+    assert "ops@example.com" in md  # an address is no mention: left alone
+    assert md.count(f"@{ZWJ}octocat") == 3  # question, answer, warning

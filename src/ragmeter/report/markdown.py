@@ -10,14 +10,25 @@ from .calibration import calibration_lines
 from .failures import collect_failures
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+_MENTION = re.compile(r"(?<![A-Za-z0-9_])@(?=[A-Za-z0-9])")
+"""An `@` GitHub would read as a mention (of a user, or `org/team`): after a non-word
+character and before a name. E-mail addresses (`a@b`) are not mentions and stay as they are."""
+ZWJ = "\u200d"
+
+
+def no_mentions(text: str) -> str:
+    """`text` with a zero-width joiner after each `@` that would mention someone on GitHub: it
+    reads the same, and nobody is notified. (A backslash does not do it: GitHub looks for
+    mentions in the rendered text, where `\\@` is `@` again.)"""
+    return _MENTION.sub("@" + ZWJ, text)
 
 
 def md_escape(text: str, limit: int | None = None) -> str:
-    """User text made inert in Markdown (and its inline HTML), on one line."""
+    """User text made inert in Markdown (and its inline HTML), on one line, mentioning nobody."""
     text = " ".join(text.split())
     if limit is not None and len(text) > limit:
         text = text[: limit - 1] + "…"
-    return _MD_SPECIAL.sub(r"\\\1", text).replace("&", "&amp;")
+    return no_mentions(_MD_SPECIAL.sub(r"\\\1", text).replace("&", "&amp;"))
 
 
 def md_code(text: str, limit: int = 80) -> str:
@@ -115,7 +126,8 @@ def render_markdown(
         f"{md_escape(judge.prompt_version)})",
         "",
     ]
-    lines += [*(f"- {line}" for line in calibration_lines(run)), ""]  # our own text
+    # Our own wording, with strings read back from results.json (a file anyone may edit).
+    lines += [*(f"- {no_mentions(line)}" for line in calibration_lines(run)), ""]
     for warning in run.run.warnings:
         lines.append(f"> ⚠️ {md_escape(warning)}")
     if run.summary.n_pipeline_errors:

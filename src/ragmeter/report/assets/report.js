@@ -1,13 +1,15 @@
 // ragmeter HTML report: filterable case list and per-case detail.
 // Every piece of user text is inserted as a text node (textContent / append(string)), never as
 // markup. Filter state lives in the URL hash (#q=...&category=...&failing=...&case=...), so a
-// filtered view can be shared as a link.
+// filtered view can be shared as a link. Lookups keyed by user text (case ids, hash keys) use a
+// Map or a null-prototype object: `#case=constructor` or an id `__proto__` must find nothing
+// inherited.
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("ragmeter-data").textContent);
   var METRICS = data.metrics;
-  var byId = {};
-  data.cases.forEach(function (c) { byId[c.id] = c; });
+  var byId = new Map();
+  data.cases.forEach(function (c) { byId.set(c.id, c); });
 
   function $(id) { return document.getElementById(id); }
   function el(tag, cls) {
@@ -30,7 +32,7 @@
   }
 
   function readHash() {
-    var out = {};
+    var out = Object.create(null);
     var h = window.location.hash.replace(/^#/, "");
     if (!h) { return out; }
     h.split("&").forEach(function (kv) {
@@ -164,11 +166,11 @@
     }
 
     d.append(el("h3", "", "Retrieved chunks, best first (context precision)"));
-    var chunks = {};
+    var chunks = new Map();
     var prec = c.evidence.context_precision;
-    if (prec) { prec.chunks.forEach(function (ch) { chunks[ch.index] = ch; }); }
+    if (prec) { prec.chunks.forEach(function (ch) { chunks.set(ch.index, ch); }); }
     c.contexts.forEach(function (ctx, i) {
-      var v = chunks[i];
+      var v = chunks.get(i);
       var cls = v === undefined ? "" : (v.useful ? "useful" : "not-useful");
       var box = el("div", "chunk " + cls);
       var badge = v === undefined ? el("span", "badge unjudged", "not judged")
@@ -197,9 +199,9 @@
   }
 
   function select(id) {
-    selected = byId[id] ? id : null;
+    selected = typeof id === "string" && byId.has(id) ? id : null;
     renderList();
-    renderDetail(selected ? byId[selected] : null);
+    renderDetail(selected === null ? null : byId.get(selected));
   }
 
   var state = readHash();
