@@ -7,9 +7,17 @@ documented. Cases → pipeline → judges → results → stats → reports.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
+
+# onnxruntime (1.32 on Linux, at least) keeps telemetry, whatever ragmeter's cache dir says: a
+# device id and an event store under ~/.cache/Microsoft/DeveloperTools/.onnxruntime and a
+# `.ses` file in the temp dir, kept for upload. ragmeter runs offline and writes only where it
+# says, so it is switched off here, before anything imports onnxruntime (which reads the
+# variable once, at import). A value the user set wins.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 # Names resolve on first use (PEP 562) so `ragmeter --help` does not import pydantic models,
 # numpy or httpx; type checkers see ordinary imports.
@@ -25,6 +33,7 @@ if TYPE_CHECKING:
         RunInterrupted,
     )
     from ._version import __version__
+    from .api import aevaluate, evaluate, judge
     from .cases import Case, load_cases
     from .compare import Comparison, compare_runs
     from .gate import GateResult, gate_run
@@ -49,7 +58,7 @@ if TYPE_CHECKING:
         PrecomputedPipeline,
     )
     from .results import CaseResult, RunResult, load_run, save_run
-    from .runner import evaluate, evaluate_async
+    from .runner import evaluate_async
 
 _LAZY: dict[str, str] = {
     "AnswersFilePipeline": ".pipeline",
@@ -81,10 +90,12 @@ _LAZY: dict[str, str] = {
     "RunInterrupted": "._exceptions",
     "RunResult": ".results",
     "Sample": ".judges.base",
+    "aevaluate": ".api",
     "compare_runs": ".compare",
-    "evaluate": ".runner",
+    "evaluate": ".api",
     "evaluate_async": ".runner",
     "gate_run": ".gate",
+    "judge": ".api",
     "lint_cases": ".lint",
     "load_cases": ".cases",
     "load_run": ".results",
@@ -136,10 +147,12 @@ __all__ = [
     "RunResult",
     "Sample",
     "__version__",
+    "aevaluate",
     "compare_runs",
     "evaluate",
     "evaluate_async",
     "gate_run",
+    "judge",
     "lint_cases",
     "load_cases",
     "load_run",

@@ -5,7 +5,10 @@ Everything here is pure and cheap; jieba is imported on first Chinese use.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -120,8 +123,34 @@ def _jieba():  # type: ignore[no-untyped-def]
     import jieba
 
     jieba.setLogLevel(logging.WARNING)
-    jieba.initialize()
+    with _jieba_cache_dir() as folder:
+        jieba.dt.tmp_dir = folder
+        jieba.dt.cache_file = f"jieba-{jieba.__version__}.cache"
+        jieba.initialize()
     return jieba
+
+
+@contextmanager
+def _jieba_cache_dir() -> Iterator[str]:
+    """Where jieba keeps its parsed dictionary, a marshal file it loads unchecked: by default
+    `/tmp/jieba.cache`, which anyone on the machine may have planted. Here `<cache>/jieba`
+    (ragmeter's cache dir, see `paths.cache_root`), or where that cannot be written, a private
+    temporary directory removed once the dictionary is loaded."""
+    import tempfile
+
+    from .paths import cache_root
+
+    folder = cache_root() / "jieba"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        usable = os.access(folder, os.W_OK | os.X_OK)
+    except OSError:
+        usable = False
+    if usable:
+        yield str(folder)
+        return
+    with tempfile.TemporaryDirectory(prefix="ragmeter-jieba-") as private:
+        yield private
 
 
 @lru_cache(maxsize=8192)
