@@ -1,10 +1,10 @@
 """Export the trained verifier to ONNX, quantise it to int8, and check both against torch.
 
-    train/.venv/bin/python train/verifier/export.py   # → src/ragmeter/judges/local/verifier/
+    train/.venv/bin/python train/verifier/export.py   # → train/out/verifier/export/
 
 Writes `verifier.onnx` (int8 weights, dynamic quantisation), `tokenizer.json` and
 `verifier.json` (sizes, sequence layout, digests, training provenance and the held-out
-figures of fp32 and int8) into the package directory that ragmeter's runtime loads.
+figures of fp32 and int8) into --to (the package's model directory once a verifier ships).
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ sys.path.insert(0, str(HERE))
 import data as D  # noqa: E402
 from train import SEED, auroc, load_model, predict  # noqa: E402
 
-PACKAGE_DIR = HERE.parents[1] / "src" / "ragmeter" / "judges" / "local" / "verifier"
-
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -36,7 +34,7 @@ def sha256(path: Path) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=HERE.parent / "out" / "verifier")
-    ap.add_argument("--to", type=Path, default=PACKAGE_DIR)
+    ap.add_argument("--to", type=Path, default=HERE.parent / "out" / "verifier" / "export")
     ap.add_argument("--check", type=int, default=600, help="held-out pairs for the check")
     args = ap.parse_args()
     torch.set_num_threads(2)
