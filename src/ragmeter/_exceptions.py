@@ -17,11 +17,19 @@ Every error a user can cause derives from one root, and its message says how to 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
 
 
 class RagmeterError(Exception):
@@ -48,7 +56,9 @@ class CaseFileError(RagmeterError):
             location += f":{line}"
         if field is not None:
             location += f": field '{field}'"
-        super().__init__(f"{location}: {message}")
+        # One line, whatever the file holds: a key or value quoted from it may carry a line
+        # break or an escape sequence.
+        super().__init__(_CONTROL.sub(_escape, f"{location}: {message}"))
 
 
 class ConfigError(RagmeterError):

@@ -316,7 +316,8 @@ def _translate(
     value = first.get("input")
     message = f"{first['msg'].rstrip('.')}, got {_kind(value)}"
     if isinstance(value, bool | int | float | datetime.date):
-        message += f" {value!r}"
+        shown = repr(value)  # a number may have thousands of digits: not all of them
+        message += f" {shown if len(shown) <= 40 else shown[:40] + '…'}"
     if hint:
         message += f"; {hint}"
     if first["type"] == "string_type" and not isinstance(value, list | dict):
@@ -564,7 +565,17 @@ def _yaml_loader(text: str) -> Any:
 def _read_yaml(path: Path, text: str) -> list[tuple[int, Any]]:
     import yaml
 
-    loader = _yaml_loader(text)
+    try:
+        loader = _yaml_loader(text)  # checks every character first
+    except yaml.reader.ReaderError as exc:
+        # YAML allows no control character but tab and line breaks, not even quoted.
+        line = text.count("\n", 0, exc.position) + 1
+        raise CaseFileError(
+            path,
+            f"invalid YAML: control character U+{exc.character:04X} is not allowed in YAML; "
+            "remove it, or write it as an escape (\\x1b) in a double-quoted string",
+            line=line,
+        ) from None
     try:
         node = loader.get_single_node()
         data: Any = loader.construct_document(node) if node is not None else None
@@ -630,6 +641,16 @@ def _read_yaml(path: Path, text: str) -> list[tuple[int, Any]]:
 
 
 def _read_csv(path: Path, text: str, json_columns: frozenset[str]) -> list[tuple[int, Any]]:
+    # A cell may be as long as the file (contexts of long documents): the csv module's own
+    # limit, 128 KiB per cell, would end in an error of its own. Restored afterwards.
+    limit = csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    try:
+        return _read_csv_rows(path, text, json_columns)
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _read_csv_rows(path: Path, text: str, json_columns: frozenset[str]) -> list[tuple[int, Any]]:
     # strict: an unclosed quote or text after a closing quote is an error, not a cell that
     # silently takes in the rest of the file.
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)

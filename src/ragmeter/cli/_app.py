@@ -34,11 +34,13 @@ T = TypeVar("T")
 
 
 def fail(message: str, code: int = EXIT_LOAD_ERROR) -> NoReturn:
-    """Print one error line to stderr and exit; key-like tokens and URL passwords masked."""
+    """Print one error line to stderr and exit; key-like tokens and URL passwords masked, line
+    breaks (from a file or an endpoint) shown as escapes."""
     from ..llm.redact import redact
     from ..report.safe import printable
 
-    typer.echo(f"error: {printable(redact(message))}", err=True)
+    line = printable(redact(message)).replace("\n", "\\n")
+    typer.echo(f"error: {line}", err=True)
     raise typer.Exit(code)
 
 
