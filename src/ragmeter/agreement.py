@@ -184,11 +184,15 @@ def measure(
     seed: int = DEFAULT_SEED,
 ) -> Measure:
     """`statistic` on all cases with its bootstrap interval."""
-    value = statistic(x, y) if len(x) else None
+    import numpy as np
+
+    # A statistic is given arrays, as in the resamples of `bootstrap_interval`.
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    value = statistic(a, b) if len(a) else None
     ci = None
     if value is not None and resamples > 0:
-        ci = bootstrap_interval(statistic, x, y, resamples=resamples, seed=seed)
-    return Measure(name=name, value=value, ci=ci, n=len(x))
+        ci = bootstrap_interval(statistic, a, b, resamples=resamples, seed=seed)
+    return Measure(name=name, value=value, ci=ci, n=len(a))
 
 
 def paired_difference(

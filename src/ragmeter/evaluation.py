@@ -147,7 +147,9 @@ def run_and_save(
 
     out_dir = prepare_out_dir(out_dir, overwrite=overwrite)
     judge = judge or build_judge(settings)
-    info = RunInfo(cases_file=cases_file, pipeline=pipeline_name or getattr(pipeline, "name", ""))
+    # `name` is part of the Pipeline protocol, but a duck-typed pipeline may lack it.
+    default_name: str = getattr(pipeline, "name", "")
+    info = RunInfo(cases_file=cases_file, pipeline=pipeline_name or default_name)
 
     async def go(on_case: Callable[[CaseResult], None]) -> RunResult:
         try:

@@ -90,7 +90,9 @@ def measure_noise(run: RunResult) -> NoiseSummary | None:
     """Noise of every metric from the cases' repeats; None when the run was judged once."""
     if not any(len(v) > 1 for c in run.cases for v in c.repeats.values()):
         return None
-    thresholds = {**DEFAULT_FAIL_THRESHOLDS, **run.run.thresholds}
+    # The run's thresholds, read from results.json, are keyed by any string.
+    thresholds: dict[str, float] = dict(DEFAULT_FAIL_THRESHOLDS.items())
+    thresholds.update(run.run.thresholds)
     per_metric: dict[MetricName, MetricNoise] = {}
     noisy: list[CaseNoise] = []
     for metric in METRICS:

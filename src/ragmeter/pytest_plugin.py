@@ -185,7 +185,14 @@ def _option(config: pytest.Config, name: str) -> str | None:
 @pytest.fixture(scope="session")
 def ragmeter_options(pytestconfig: pytest.Config) -> RagmeterOptions:
     """Options from the command line and ini file."""
-    return RagmeterOptions(**{name: _option(pytestconfig, name) for name in _OPTIONS})
+    return RagmeterOptions(
+        cases=_option(pytestconfig, "cases"),
+        pipeline=_option(pytestconfig, "pipeline"),
+        judge=_option(pytestconfig, "judge"),
+        results=_option(pytestconfig, "results"),
+        baseline=_option(pytestconfig, "baseline"),
+        config=_option(pytestconfig, "config"),
+    )
 
 
 @pytest.fixture(scope="session")

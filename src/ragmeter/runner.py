@@ -215,7 +215,7 @@ async def evaluate_async(
     info = info or RunInfo()
     info.seconds = round(time.perf_counter() - started, 3)
     info.ragmeter_version = __version__
-    info.thresholds = dict(thresholds)
+    info.thresholds = dict(thresholds.items())  # keyed by str in RunInfo
     judge_warning = getattr(judge, "warning", None)
     if isinstance(judge_warning, str) and judge_warning:
         info.warnings = [*info.warnings, *judge_warning.splitlines()]

@@ -6,6 +6,11 @@ Intervals use the percentile bootstrap with a fixed seed so a report is reproduc
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy itself is imported where it is used
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 20261202
@@ -42,7 +47,7 @@ def histogram(values: Sequence[float], bins: int = 10) -> list[int]:
     return counts
 
 
-def _rng_means(data: object, resamples: int, seed: int) -> object:
+def _rng_means(data: ArrayLike, resamples: int, seed: int) -> NDArray[np.float64]:
     """Bootstrap means of the rows of `data` (cases on the last axis), one per resample.
 
     Resamples are drawn in blocks of about a million indices so memory stays flat on large

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 Lang = Literal["en", "zh"]
 
@@ -117,7 +117,7 @@ def _en_tokens(text: str, stem_words: bool) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _jieba():  # type: ignore[no-untyped-def]
+def _jieba() -> Any:  # the jieba module, which has no type information
     import logging
 
     import jieba

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .corpus import Document
+
+if TYPE_CHECKING:
+    from ragmeter.text import Lang
 
 
 @dataclass(frozen=True)
@@ -21,7 +25,7 @@ class Chunk:
     """Id of the source document, e.g. `en/pricing.md`."""
     title: str
     """Title of the source document."""
-    lang: str
+    lang: Lang
     """`en` or `zh`."""
     text: str
     """The chunk text, exactly `body[start:end]`."""

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ragmeter.text import Lang
 
 DATA_DIR = Path(__file__).parent / "data"
 """Package data directory holding `corpus/` and `evalset.jsonl`."""
 
-LANGS = ("en", "zh")
+LANGS: tuple[Lang, ...] = ("en", "zh")
+"""The corpus's languages, one sub-directory each."""
 
 
 @dataclass(frozen=True)
@@ -17,7 +22,7 @@ class Document:
 
     id: str
     """Path relative to the corpus directory, e.g. `en/pricing.md` (what eval metadata cites)."""
-    lang: str
+    lang: Lang
     """`en` or `zh`, from the sub-directory name."""
     title: str
     """The first-line `# Title`, without the hash."""
@@ -25,7 +30,7 @@ class Document:
     """Everything after the title line, stripped."""
 
 
-def parse_document(doc_id: str, lang: str, text: str) -> Document:
+def parse_document(doc_id: str, lang: Lang, text: str) -> Document:
     """Split a Markdown file into its `# Title` line and its body."""
     text = text.replace("\r\n", "\n").strip()
     first, _, rest = text.partition("\n")

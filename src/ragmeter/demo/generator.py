@@ -11,8 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from .retrieval import CJK, Hit, terms
+
+if TYPE_CHECKING:
+    from ragmeter.text import Lang
 
 ABSTENTIONS = {
     "en": "I don't know: the handbook does not cover this.",
@@ -66,7 +70,7 @@ class Span:
     norm: str
 
     @classmethod
-    def of(cls, text: str, lang: str) -> Span:
+    def of(cls, text: str, lang: Lang) -> Span:
         from ragmeter.text import normalize
 
         return cls(frozenset(terms(text, lang, bigrams=False)), normalize(text))
@@ -121,7 +125,7 @@ def clean_sentence(sentence: str) -> str:
     return _MARKUP.sub("", sentence).strip()
 
 
-def candidate_sentences(hits: list[Hit], lang: str) -> list[tuple[int, str, str]]:
+def candidate_sentences(hits: list[Hit], lang: Lang) -> list[tuple[int, str, str]]:
     """(chunk rank, sentence, chunk title) for the sentences of the best chunks, deduplicated."""
     from ragmeter.text import split_sentences
 
@@ -142,7 +146,7 @@ def candidate_sentences(hits: list[Hit], lang: str) -> list[tuple[int, str, str]
 def generate(
     query: dict[str, float],
     hits: list[Hit],
-    lang: str,
+    lang: Lang,
     *,
     abstain_threshold: float,
     max_sentences: int = 3,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -20,6 +20,9 @@ from .generator import Draft, generate
 from .hallucination import distort
 from .retrieval import CJK, Hit, Retriever, terms
 from .scope import is_novel, question_words, topical
+
+if TYPE_CHECKING:
+    from ragmeter.text import Lang
 
 VARIANTS: tuple[str, ...] = ("default", "weak-retrieval", "hallucinating")
 """Names accepted by `DemoConfig.for_variant`."""
@@ -83,7 +86,7 @@ def _turns(history: Sequence[Any] | None) -> list[tuple[str, str]]:
     return out
 
 
-def question_lang(question: str) -> str:
+def question_lang(question: str) -> Lang:
     """`zh` for any question with two or more Chinese characters, else `en`.
 
     Chinese questions often name English products ("Nimbus Notes 支持 Linux 吗？"), which a

@@ -13,13 +13,15 @@ from .chunking import Chunk
 if TYPE_CHECKING:
     import numpy as np
 
+    from ragmeter.text import Lang
+
 RetrievalMode = Literal["bm25", "hybrid"]
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 _RRF_K = 60
 
 
-def terms(text: str, lang: str, *, bigrams: bool = True) -> list[str]:
+def terms(text: str, lang: Lang, *, bigrams: bool = True) -> list[str]:
     """Index terms: content words (English stemmed), plus CJK character bigrams for Chinese.
 
     Bigrams make Chinese matching robust to jieba segmenting a query and a chunk differently.

@@ -301,7 +301,7 @@ class ChatClient:
             if not self.top_logprobs:  # refused by the endpoint while this call queued
                 body.pop("logprobs", None)
                 body.pop("top_logprobs", None)
-            return await sdk.post(  # type: ignore[no-any-return]
+            return await sdk.post(
                 "/chat/completions",
                 cast_to=ChatCompletion,
                 body=body,

@@ -6,6 +6,7 @@ import re
 import threading
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
@@ -25,10 +26,16 @@ def count_tokens(text: str, model: str | None = None) -> int:
     return cjk + max(1, round((len(text) - cjk) / 4)) if len(text) > cjk else cjk
 
 
-_ENCODERS: dict[str | None, object] = {}
+class _Encoder(Protocol):
+    """The part of a tiktoken ``Encoding`` used here."""
+
+    def encode(self, text: str, *, disallowed_special: tuple[()]) -> list[int]: ...
 
 
-def _tiktoken_encoder(model: str | None):  # type: ignore[no-untyped-def]
+_ENCODERS: dict[str | None, _Encoder | None] = {}
+
+
+def _tiktoken_encoder(model: str | None) -> _Encoder | None:
     if model in _ENCODERS:
         return _ENCODERS[model]
     encoder = None

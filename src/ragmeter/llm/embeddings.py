@@ -26,7 +26,10 @@ _SPACE_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
 class Similarity(Protocol):
     """Scores how close texts are to an anchor text, in [-1, 1]."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """What the scores come from, for the judge's fingerprint (read-only)."""
+        ...
 
     async def similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]: ...
 

@@ -64,7 +64,7 @@ def _byte_stream_class(library: str) -> type:
 
 @functools.cache
 def _capped_stream_class(base: type) -> type:
-    class CappedStream(base):  # type: ignore[misc]
+    class CappedStream(base):
         """The body of a response, cut off with :class:`InvalidReply` past ``limit`` bytes."""
 
         def __init__(self, inner: Any, limit: int, decoder: Any | None) -> None:

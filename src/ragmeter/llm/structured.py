@@ -105,7 +105,7 @@ class StructuredCaller:
         elif client.endpoint not in _KNOWN_MODES:
             stored = client.cache.get_mode(client.endpoint)
             if stored in MODES:
-                _KNOWN_MODES[client.endpoint] = stored  # type: ignore[assignment]
+                _KNOWN_MODES[client.endpoint] = stored
         self._detect_lock: asyncio.Lock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._guess_failed = False

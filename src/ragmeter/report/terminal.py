@@ -201,8 +201,8 @@ def render_terminal(
             f"[red]{run.summary.n_pipeline_errors} of {run.summary.n_cases} cases failed in the "
             "pipeline[/red] (unscored)"
         )
-    for line in health_lines(run):
-        console.print(line)
+    for health in health_lines(run):
+        console.print(health)
     console.print(metrics_table(run))
     unscored = unscored_table(run)
     if unscored is not None:

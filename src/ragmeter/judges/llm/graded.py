@@ -9,6 +9,9 @@ has no readable probability the metric keeps its 0/1 score, so the two are never
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from ...llm.logprobs import field_probabilities
 from ...llm.structured import StructuredResult
@@ -24,9 +27,11 @@ LLM_JUDGE_KINDS = frozenset({"openai", "llama"})
 """Fingerprint kinds of the LLM judge, whose claim and point `confidence` is P(supported) read
 from the reply that gave the verdict."""
 
+M = TypeVar("M", bound=BaseModel)
+
 
 def verdict_probabilities(
-    result: StructuredResult[object], field: str, labels: dict[str, str], positive: str, n: int
+    result: StructuredResult[M], field: str, labels: dict[str, str], positive: str, n: int
 ) -> list[float] | None:
     """P(`positive`) for each of the `n` verdicts of `result` (reply order), or None when the
     reply's token probabilities do not give all of them."""

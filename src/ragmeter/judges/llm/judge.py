@@ -196,6 +196,10 @@ class OpenAIJudge:
         self, samples: Sequence[Sample], metrics: tuple[MetricName, ...] = METRICS
     ) -> Estimate:
         """Calls, tokens and cost a run would spend, before any call (``--dry-run``)."""
+        modes: tuple[tuple[MetricName, str], ...] = (
+            ("faithfulness", self.config.faithfulness_mode),
+            ("context_recall", self.config.context_recall_mode),
+        )
         return estimate_run(
             samples,
             metrics,
@@ -203,14 +207,7 @@ class OpenAIJudge:
             n_questions=self.config.n_questions,
             prices=self.tracker.prices,
             mode=self.caller.mode or "json_schema",
-            verifier=tuple(
-                m
-                for m, mode in (
-                    ("faithfulness", self.config.faithfulness_mode),
-                    ("context_recall", self.config.context_recall_mode),
-                )
-                if mode == "verifier"
-            ),
+            verifier=tuple(m for m, mode in modes if mode == "verifier"),
         )
 
     async def aclose(self) -> None:

@@ -31,9 +31,10 @@ def load_prompt(name: str, lang: Lang) -> str:
 def prompt_version() -> str:
     """A short hash of every prompt file: changes whenever a prompt changes."""
     digest = hashlib.sha256()
-    for lang in ("en", "zh"):
+    langs: tuple[Lang, ...] = ("en", "zh")
+    for lang in langs:
         for name in PROMPT_NAMES:
-            digest.update(f"{lang}/{name}\n{load_prompt(name, lang)}\n".encode())  # type: ignore[arg-type]
+            digest.update(f"{lang}/{name}\n{load_prompt(name, lang)}\n".encode())
     return digest.hexdigest()[:12]
 
 

@@ -5,6 +5,8 @@ One call splits the reference answer into points and attributes each to chunk in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..base import Evidence, MetricName, MetricResult, PointVerdict, Sample
 from ..rules import precheck
 from .context import JudgeContext, Spend, check_chunk_refs, counted_from_one
@@ -35,7 +37,7 @@ async def judge_context_recall(ctx: JudgeContext, sample: Sample) -> MetricResul
     if res.value is None:
         return spend.unscored(METRIC, res.error or "judge error")
     replies = res.value.points
-    probabilities = verdict_probabilities(
+    probabilities: Sequence[float | None] = verdict_probabilities(
         res, "supported", BOOLEAN_LABELS, "true", len(replies)
     ) or [None] * len(replies)
     points = [

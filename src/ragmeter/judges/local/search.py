@@ -53,7 +53,7 @@ class WindowTable:
         self._keys = _postings(w.keys for w in windows)
         self._numbers = _postings({m.value for m in w.numbers} for w in windows)
         self._chunks = _chunk_ranges(windows)
-        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._recent: OrderedDict[str, tuple[np.ndarray, int]] = OrderedDict()
         self._embedded: _Embedded | None = None
 
     def chunk_range(self, chunk: int | None) -> tuple[int, int]:
@@ -169,7 +169,7 @@ class WindowTable:
         table = self.embedded(vectors) if vector is not None else None
         best: tuple[float, int, float, float | None] | None = None
         for i in contenders.tolist():
-            sim = table.cosine(vector, i) if table is not None else None
+            sim = table.cosine(vector, i) if table is not None and vector is not None else None
             value = int(hits[i]) / total
             if value >= settings.lexical_sufficient:
                 sim = None  # enough lexical evidence on its own
@@ -178,7 +178,7 @@ class WindowTable:
             if best is None or score > best[0] + _TIE:
                 best = (score, i, value, sim)
         assert best is not None
-        top = embedded.best_cosine(vector) if embedded is not None and table else None
+        top = embedded.best_cosine(vector) if embedded is not None and vector is not None else None
         return Pick(best[1], best[2], best[3], top)
 
 
