@@ -42,8 +42,10 @@ train/.venv/.installed: train/requirements-verifier.txt
 train-verifier: train/.venv/.installed
 	train/.venv/bin/python train/verifier/train.py --minutes $(MINUTES)
 
+# mypy reads its settings (files, overrides) from [tool.mypy] in pyproject.toml.
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench examples train
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) ragmeter-out
