@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -249,7 +249,7 @@ def measure_metric(
     """Agreement on `metric` of judged cases with their human labels; with the judge's
     fingerprint, also how it scored the metric and, when every verdict carries P(supported),
     the agreement of the other scoring of the same verdicts."""
-    scored = [(c, c.score(metric), h) for c, h in results if c.score(metric) is not None]
+    scored = [(c, s, h) for c, h in results if (s := c.score(metric)) is not None]
     reasons: dict[str, int] = {}
     for case, _ in results:
         result = case.metrics.get(metric)
@@ -257,7 +257,7 @@ def measure_metric(
             reason = result.unscored_reason or "unscored"
             reasons[reason] = reasons.get(reason, 0) + 1
     kind = kind or label_kind(h for _, h in results)
-    judge = [float(s) for _, s, _ in scored]  # type: ignore[arg-type]
+    judge = [float(s) for _, s, _ in scored]
     human = [h for _, _, h in scored]
 
     def measures_of(scores: list[float]) -> list[Measure]:
@@ -282,7 +282,7 @@ def measure_metric(
                 resamples=resamples,
             ),
         )
-    ranked = sorted(scored, key=lambda t: -abs(float(t[1]) - t[2]))  # type: ignore[arg-type]
+    ranked = sorted(scored, key=lambda t: -abs(float(t[1]) - t[2]))
     return MetricCalibration(
         metric=metric,
         kind=kind,
@@ -295,13 +295,13 @@ def measure_metric(
             Disagreement(
                 case_id=c.id,
                 human=h,
-                judge=float(s),  # type: ignore[arg-type]
+                judge=float(s),
                 question=_short(c.question, 160),
                 answer=_short(c.answer, 200),
                 reason=_reason(c.metrics[metric]),
             )
             for c, s, h in ranked[:worst]
-            if abs(float(s) - h) > 1e-9  # type: ignore[arg-type]
+            if abs(float(s) - h) > 1e-9
         ],
         scoring=scoring,
         alternative=alternative,
@@ -402,12 +402,12 @@ async def calibrate_async(
     return calibration
 
 
-def calibrate(cases: Sequence[LabelledCase], judge: Judge, **kwargs: object) -> Calibration:
+def calibrate(cases: Sequence[LabelledCase], judge: Judge, **kwargs: Any) -> Calibration:
     """Synchronous wrapper of :func:`calibrate_async` (closes the judge afterwards)."""
 
     async def go() -> Calibration:
         try:
-            return await calibrate_async(cases, judge, **kwargs)  # type: ignore[arg-type]
+            return await calibrate_async(cases, judge, **kwargs)
         finally:
             close = getattr(judge, "aclose", None)
             if callable(close):
@@ -449,7 +449,7 @@ def calibrate_run(
             labels_file=labels_file,
             judge_fp=run.judge,
         )
-        labelled = [(c.score(metric), h) for c, h in pairs if c.score(metric) is not None]
+        labelled = [(s, h) for c, h in pairs if (s := c.score(metric)) is not None]
         rest = [
             s
             for c in run.cases
@@ -458,7 +458,7 @@ def calibrate_run(
         if len(labelled) >= 2 and rest:
             calibration.estimates[metric] = ppi_mean(
                 [h for _, h in labelled],
-                [float(s) for s, _ in labelled],  # type: ignore[arg-type]
+                [float(s) for s, _ in labelled],
                 rest,
                 confidence=confidence,
             )

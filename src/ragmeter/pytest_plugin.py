@@ -33,6 +33,7 @@ import pytest
 
 if TYPE_CHECKING:
     from .config import GateSettings
+    from .judges.base import MetricName
     from .results import RunResult
 
 _OPTIONS = {
@@ -73,20 +74,17 @@ class RagmeterOptions:
     """Other keyword arguments for `evaluation.run_and_save` (e.g. `pipeline_name`)."""
 
 
-def _worst_lines(run: RunResult, metric: str, limit: int = 5) -> list[str]:
+def _worst_lines(run: RunResult, metric: MetricName, limit: int = 5) -> list[str]:
     from .report.failures import _short, explain
 
     scored = sorted(
-        (c for c in run.cases if c.score(metric) is not None),  # type: ignore[arg-type]
-        key=lambda c: (c.score(metric), c.id),  # type: ignore[arg-type]
+        ((s, c) for c in run.cases if (s := c.score(metric)) is not None),
+        key=lambda sc: (sc[0], sc[1].id),
     )
     lines = []
-    for case in scored[:limit]:
-        lines.append(
-            f"  {case.score(metric):.2f}  {case.id} [{case.category}] "  # type: ignore[arg-type]
-            f"{_short(case.question, 90)}"
-        )
-        lines.extend(f"        • {r}" for r in explain(case, metric)[:2])  # type: ignore[arg-type]
+    for score, case in scored[:limit]:
+        lines.append(f"  {score:.2f}  {case.id} [{case.category}] {_short(case.question, 90)}")
+        lines.extend(f"        • {r}" for r in explain(case, metric)[:2])
     return lines
 
 
@@ -107,7 +105,11 @@ class RagmeterRun:
 
     def mean(self, metric: str) -> float | None:
         """The run's stored mean of `metric`."""
-        stats = self.result.summary.metrics.get(metric)  # type: ignore[call-overload]
+        from .judges.base import METRICS
+
+        if metric not in METRICS:  # no run has it
+            return None
+        stats = self.result.summary.metrics.get(metric)
         return None if stats is None else stats.mean
 
     def assert_mean(self, metric: str, op: str, value: float) -> None:
@@ -117,16 +119,19 @@ class RagmeterRun:
         applies to (`min_scored_share`), showing why the others could not be scored.
         """
         from .health import metric_health
+        from .judges.base import METRICS
 
         if op not in _OPS:
             raise ValueError(f"unknown operator {op!r}; use one of {', '.join(_OPS)}")
+        if metric not in METRICS:
+            pytest.fail(f"{metric} was not judged in this run", pytrace=False)
         mean = self.mean(metric)
         share = self.result.health.min_scored_share if self.result.health else 0.9
-        health = metric_health(self.result.summary, metric, share)  # type: ignore[arg-type]
+        health = metric_health(self.result.summary, metric, share)
         measured = health is not None and health.ok
         if mean is not None and measured and _OPS[op](mean, value):
             return
-        stats = self.result.summary.metrics.get(metric)  # type: ignore[call-overload]
+        stats = self.result.summary.metrics.get(metric)
         ci = f" (95% CI [{stats.ci[0]:.3f}, {stats.ci[1]:.3f}])" if stats and stats.ci else ""
         shown = "no scored case" if mean is None else f"{mean:.3f}{ci}"
         message = [f"{metric} mean {shown} is not {op} {value}"]

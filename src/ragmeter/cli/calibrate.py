@@ -21,9 +21,13 @@ from .options import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
     from ..calibrate import Calibration
+    from ..judges.base import MetricName
+    from ..results import CaseResult
 
 
 @app.command()
@@ -78,7 +82,7 @@ def calibrate(
     bad = [m for m in metric or [] if m not in METRICS]
     if bad:
         fail(f"unknown metric '{bad[0]}'; metrics: {', '.join(METRICS)}")
-    metrics = tuple(metric) if metric else None
+    metrics = tuple(m for m in metric if m in METRICS) if metric else None
     with user_errors():
         if run_dir is not None:
             from ..labels import load_case_labels
@@ -131,7 +135,7 @@ def calibrate(
 
 def _judge_labels(
     labels: Path,
-    metrics: tuple[str, ...] | None,
+    metrics: tuple[MetricName, ...] | None,
     *,
     threshold: float | None,
     worst: int,
@@ -150,17 +154,17 @@ def _judge_labels(
     cases = load_labelled_cases(labels)
     judge = api.build_judge(settings)
 
-    async def go(on_case: object) -> Calibration:
+    async def go(on_case: Callable[[CaseResult], None]) -> Calibration:
         try:
             return await calibrate_async(
                 cases,
                 judge,
-                metrics=metrics,  # type: ignore[arg-type]
+                metrics=metrics,
                 concurrency=settings.concurrency,
                 threshold=threshold,
                 worst=worst,
                 labels_file=str(labels),
-                on_case=on_case,  # type: ignore[arg-type]
+                on_case=on_case,
             )
         finally:
             close = getattr(judge, "aclose", None)

@@ -8,7 +8,7 @@ import typer
 
 from ..cases import Case
 from ..config import Settings
-from ..judges.base import METRICS, MetricName
+from ..judges.base import METRICS, Lang, MetricName
 from ..pipeline import Pipeline
 from ..results import RunResult
 from ._app import make_console
@@ -45,7 +45,7 @@ def print_dry_run(
     pipeline: Pipeline,
     settings: Settings,
     *,
-    lang: str | None = None,
+    lang: Lang | None = None,
     metrics: tuple[MetricName, ...] = METRICS,
 ) -> None:
     """Estimate the judge's calls, tokens and cost without calling anything."""
@@ -58,7 +58,7 @@ def print_dry_run(
         cases,
         pipeline,
         settings,
-        lang=lang,  # type: ignore[arg-type]
+        lang=lang,
         metrics=metrics,
     )
     if estimate is None:

@@ -7,7 +7,7 @@ always with the evidence that led to it. Judges never touch files.
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -175,9 +175,9 @@ class MetricResult(BaseModel):
         return self.score is not None
 
     @classmethod
-    def unscored(cls, metric: MetricName, reason: str, **kwargs: object) -> MetricResult:
-        """Build an unscored result with its reason."""
-        return cls(metric=metric, unscored_reason=reason, **kwargs)  # type: ignore[arg-type]
+    def unscored(cls, metric: MetricName, reason: str, **kwargs: Any) -> MetricResult:
+        """Build an unscored result with its reason (`kwargs`: other fields, validated)."""
+        return cls(metric=metric, unscored_reason=reason, **kwargs)
 
 
 class JudgeFingerprint(BaseModel):

@@ -216,6 +216,7 @@ def render_text(run: RunResult, *, baseline: RunResult | None = None, width: int
     """The terminal report as plain text (the `terminal` renderer)."""
     import io
 
-    console = Console(file=io.StringIO(), width=width, force_terminal=False, color_system=None)
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
     render_terminal(run, console)
-    return console.file.getvalue()  # type: ignore[attr-defined]
+    return buffer.getvalue()

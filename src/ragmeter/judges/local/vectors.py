@@ -73,10 +73,11 @@ class Vectors:
         """Normalised mean of the vectors of `texts` (None if any is missing)."""
         import numpy as np
 
-        rows = [self.table.get(t) for t in texts]
-        if not rows or any(r is None for r in rows):
+        found = [self.table.get(t) for t in texts]
+        rows = [r for r in found if r is not None]
+        if not rows or len(rows) < len(found):
             return None
-        mean = np.mean(np.stack(rows), axis=0)  # type: ignore[arg-type]
+        mean = np.mean(np.stack(rows), axis=0)
         norm = float(np.linalg.norm(mean))
         return mean / norm if norm > 0 else mean
 
