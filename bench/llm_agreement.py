@@ -201,7 +201,7 @@ async def run_variant(args: argparse.Namespace) -> dict[str, Any]:
             "metric": metric,
             "n": n,
             "unscored": sum(not r.scored for r in results),
-            "unscored_reasons": sorted({r.reason or "" for r in results if not r.scored}),
+            "unscored_reasons": sorted({r.unscored_reason or "" for r in results if not r.scored}),
             "zero_one": figure(list(hard), human, binary).model_dump(),  # type: ignore[arg-type]
             "graded": figure(list(soft), human, binary).model_dump(),  # type: ignore[arg-type]
             "overlap": figure([overlap_of(c, metric) for c in cases], human, binary).model_dump(),  # type: ignore[arg-type]

@@ -258,7 +258,9 @@ async def agreement(args: argparse.Namespace) -> None:
                     "mode": mode,
                     "n": len(cases),
                     "unscored": sum(not r.scored for r in results),
-                    "unscored_reasons": sorted({r.reason or "" for r in results if not r.scored}),
+                    "unscored_reasons": sorted(
+                        {r.unscored_reason or "" for r in results if not r.scored}
+                    ),
                     "zero_one": figure(list(hard), human),
                     "graded": figure(list(soft), human),
                     "overlap": figure([baseline(c, "faithfulness") for c in cases], human),
