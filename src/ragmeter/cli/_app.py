@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NoReturn, TypeVar
+from typing import NoReturn
 
 import typer
 from rich.console import Console
@@ -30,7 +29,6 @@ app = typer.Typer(
 )
 
 EXIT_LOAD_ERROR = int(ExitCode.USAGE)
-T = TypeVar("T")
 
 
 def fail(message: str, code: int = EXIT_LOAD_ERROR) -> NoReturn:
@@ -62,17 +60,6 @@ def user_errors() -> Iterator[None]:
     except OSError as exc:  # the environment (disk, permissions), where no check caught it
         where = f"{exc.filename}: " if exc.filename else ""
         fail(f"{where}{exc.strerror or exc}")
-
-
-def guarded(fn: Callable[[], T]) -> T:
-    """Call `fn` inside :func:`user_errors`."""
-    with user_errors():
-        return fn()
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-def stdout_is_tty() -> bool:
-    return sys.stdout.isatty()
 
 
 def make_console() -> Console:
