@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -203,7 +204,7 @@ def speed_table(data: dict[str, Any]) -> None:
                     lang,
                     n,
                     round(sum(secs) / n, 1),
-                    secs[n // 2],
+                    round(statistics.median(secs), 1),
                     round(sum(r["calls"] for r in picked) / n, 1),
                     round(sum(r["tokens"] for r in picked) / n),
                     server_seconds(picked),
