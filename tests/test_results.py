@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 
@@ -94,3 +95,91 @@ def test_atomic_write_keeps_old_file_when_interrupted(tmp_path, monkeypatch):
         write_atomic(target, "new")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
+
+
+def test_a_file_from_before_reason_codes_loads_with_its_summary_rebuilt_bounded(tmp_path):
+    """Files written before codes: no `reason_code`, reasons naming their case, one unscored
+    reason per case in the summary, groups without a code. They load, and their breakdowns are
+    rebuilt from the cases: bounded, by code."""
+    from ragmeter.summary import MAX_REASONS
+
+    cases = []
+    for i in range(60):
+        cid = f"c{i}"
+        reason = f"pipeline error: no answer for case '{cid}' in a.jsonl"
+        if i % 3 == 0:
+            reason = f"pipeline error: pipeline rag raised KeyError: 'doc-{i}'"
+        cases.append(
+            CaseResult(
+                id=cid,
+                question="q",
+                pipeline_error=reason.removeprefix("pipeline error: "),
+                metrics={"faithfulness": MetricResult.unscored("faithfulness", reason)},
+            )
+        )
+    cases.append(
+        CaseResult(
+            id="fine",
+            question="q",
+            metrics={"faithfulness": MetricResult(metric="faithfulness", score=0.9)},
+        )
+    )
+    summary = summarize_run(cases, ("faithfulness",))
+    run = RunResult(
+        judge=JudgeFingerprint(kind="local", model="m", prompt_version="1"),
+        summary=summary,
+        diagnosis=diagnose(summary),
+        cases=cases,
+    )
+    data = json.loads(run.model_dump_json())
+    for case in data["cases"]:
+        for result in case["metrics"].values():
+            del result["reason_code"]
+    stats = data["summary"]["metrics"]["faithfulness"]
+    stats["unscored_reasons"] = {  # as written then: one reason per case
+        c["metrics"]["faithfulness"]["unscored_reason"]: 1
+        for c in data["cases"]
+        if c["pipeline_error"]
+    }
+    data["summary"]["unscored_groups"] = [
+        {
+            "cause": "pipeline error: pipeline rag raised KeyError: 'doc-0'",
+            "metrics": ["faithfulness"],
+            "n_cases": 1,
+            "n_results": 1,
+            "example_ids": ["c0"],
+        }
+    ]
+    assert len(stats["unscored_reasons"]) == 60
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(data))
+
+    loaded = load_run(path)
+    reasons = loaded.summary.metrics["faithfulness"].unscored_reasons
+    assert len(reasons) <= MAX_REASONS + 1 and sum(reasons.values()) == 60
+    assert reasons["pipeline error: no answer for case '…' in a.jsonl"] == 40
+    first = loaded.summary.unscored_groups[0]
+    assert (first.code, first.n_cases, first.example_ids) == (
+        "pipeline_error",
+        40,
+        ["c1", "c2", "c4"],
+    )
+    assert all(g.code == "pipeline_error" for g in loaded.summary.unscored_groups)
+    assert loaded.cases[0].metrics["faithfulness"].reason_code is None  # as the file has it
+
+
+@pytest.mark.parametrize(
+    ("number", "words"),
+    [
+        ("1e999", "field 'cases.2.pipeline_seconds': Infinity is not a number ragmeter writes"),
+        ("-Infinity", "field 'cases.2.pipeline_seconds': -Infinity is not a number"),
+        ("1" * 5000, "not valid JSON (Exceeds the limit (4300 digits)"),
+    ],
+)
+def test_numbers_ragmeter_never_writes_are_refused_in_one_line(tmp_path, number, words):
+    path = save_run(_run(), tmp_path)
+    text = path.read_text().replace('"pipeline_seconds": null', '"pipeline_seconds": "X"')
+    text = text.replace('"X"', "null", 2).replace('"X"', number, 1)  # in the third case
+    path.write_text(text.replace('"X"', "null"))
+    with pytest.raises(ResultsError, match=re.escape(words)):
+        load_run(path)

@@ -133,3 +133,72 @@ def test_a_case_over_the_size_limit_is_unscored_with_the_reason(monkeypatch):
     monkeypatch.setenv("RAGMETER_MAX_TEXT_CHARS", "lots")
     with pytest.raises(ConfigError, match="RAGMETER_MAX_TEXT_CHARS must be a whole number"):
         evaluate(_cases("a"), EchoPipeline(), CountingJudge())
+
+
+class NamingPipeline:
+    """Fails as pipelines do, naming the case in its messages."""
+
+    name = "naming"
+
+    async def run(self, case: Case) -> PipelineOutput:
+        from ragmeter.pipeline import PipelineTimeout
+
+        if case.id.startswith("missing"):
+            raise PipelineError(
+                f"no answer for case '{case.id}' in a.jsonl; add a record with id '{case.id}'"
+            )
+        if case.id == "hung":
+            raise PipelineTimeout(5)
+        return PipelineOutput(contexts=["ctx"], answer=f"answer {case.id}")
+
+
+class NamingJudge(CountingJudge):
+    """Unscored for its own reasons, some naming the case; raises TimeoutError for one."""
+
+    async def judge(self, sample, metrics=METRICS):
+        if sample.case_id == "judge-slow":
+            raise TimeoutError("deadline passed")
+        reasons = {
+            "faithfulness": f"judge returned 2 verdicts for 3 claims of case '{sample.case_id}'",
+            "answer_relevancy": "judge budget reached: --max-cost 1 would be exceeded",
+            "context_recall": f'plugin cannot read "{sample.case_id}"',
+        }
+        out = {m: MetricResult.unscored(m, r) for m, r in reasons.items() if m in metrics}
+        if "context_precision" in metrics:
+            out["context_precision"] = MetricResult(metric="context_precision", score=1.0)
+        return out
+
+
+def test_unscored_results_carry_a_code_and_a_reason_without_the_case_id():
+    ids = ("missing-1", "missing-2", "hung", "judge-slow", "ok-1", "ok-2")
+    run = evaluate(_cases(*ids), NamingPipeline(), NamingJudge())
+    codes = {}
+    for case in run.cases:
+        for metric, result in case.metrics.items():
+            if result.score is None:
+                assert case.id not in result.unscored_reason, result.unscored_reason
+                codes.setdefault(case.id, {})[metric] = result.reason_code
+    assert set(codes["missing-1"].values()) == {"pipeline_error"}
+    assert set(codes["hung"].values()) == {"pipeline_timeout"}
+    assert set(codes["judge-slow"].values()) == {"judge_timeout"}
+    assert codes["ok-1"] == {
+        "faithfulness": "invalid_reply",
+        "answer_relevancy": "budget",
+        "context_recall": "other",
+    }
+    # The case's own fields keep naming it; the reasons read the same across cases.
+    by_id = {c.id: c for c in run.cases}
+    assert "'missing-1'" in by_id["missing-1"].pipeline_error
+    assert by_id["missing-1"].metrics["faithfulness"].unscored_reason == (
+        "pipeline error: no answer for case '…' in a.jsonl; add a record with id '…'"
+    )
+    assert by_id["ok-2"].metrics["context_recall"].unscored_reason == 'plugin cannot read "…"'
+    groups = {(g.code, g.cause): g for g in run.summary.unscored_groups}
+    missing = groups[
+        (
+            "pipeline_error",
+            "pipeline error: no answer for case '…' in a.jsonl; add a record with id '…'",
+        )
+    ]
+    assert (missing.n_cases, missing.example_ids) == (2, ["missing-1", "missing-2"])
+    assert run.health is not None and run.health.n_budget_unjudged == 2

@@ -72,7 +72,11 @@ def assess_run(
     """Check every metric of `summary` and pick the exit code (budget before incomplete)."""
     per_metric = [h for m in metrics if (h := metric_health(summary, m, min_scored_share))]
     problems = _problem_lines(per_metric, min_scored_share)
-    budget = sum(g.n_results for g in summary.unscored_groups if g.cause.startswith(BUDGET_REASON))
+    budget = sum(
+        g.n_results
+        for g in summary.unscored_groups
+        if g.code == "budget" or g.cause.startswith(BUDGET_REASON)
+    )
     code = ExitCode.OK
     if budget:
         problems.insert(

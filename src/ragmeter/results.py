@@ -84,7 +84,9 @@ class MetricSummary(BaseModel):
     n_unscored: int
     """Cases without a score (see unscored_reasons)."""
     unscored_reasons: dict[str, int] = Field(default_factory=dict)
-    """How many cases went unscored for each reason."""
+    """How many cases went unscored for each cause (the reason without the case id): the most
+    common ones and every by-design one by name, the rarer ones counted together per code
+    (`summary.MAX_REASONS`)."""
     n_failed: int = 0
     """Scored cases below the metric's failure threshold."""
     threshold: float | None = None
@@ -125,10 +127,17 @@ class Diagnosis(BaseModel):
 
 
 class UnscoredGroup(BaseModel):
-    """Unscored results that share one cause, across metrics."""
+    """Unscored results that share one cause, across metrics (or, for a code's rarer causes,
+    that share the code: see `n_causes`)."""
 
     cause: str
     """The reason, with what varies per case (its id) taken out."""
+    code: str = ""
+    """The reason's code (`MetricResult.reason_code`, or read from its wording); empty in
+    files from before codes, which are regrouped on load."""
+    n_causes: int = 1
+    """Distinct causes gathered here: 1, or more for the group that holds the rarer causes of
+    its code, so that a run has a bounded number of groups."""
     metrics: list[MetricName]
     """Metrics left unscored by it, pipeline order."""
     n_cases: int
@@ -390,17 +399,28 @@ def save_run(result: RunResult, out_dir: str | Path) -> Path:
     return path
 
 
-def read_json_file(path: str | Path, default_name: str, missing: str) -> tuple[Path, Any]:
-    """Parse the JSON file `path`, or `path/default_name` for a directory. A missing file
-    raises ResultsError with the hint `missing`; an unreadable one names the file and why."""
+def read_json_file(
+    path: str | Path,
+    default_name: str,
+    missing: str,
+    *,
+    parse_float: Callable[[str], Any] | None = None,
+    parse_constant: Callable[[str], Any] | None = None,
+) -> tuple[Path, Any]:
+    """Parse the JSON file `path`, or `path/default_name` for a directory (`parse_float` and
+    `parse_constant` as `json.loads` takes them). A missing file raises ResultsError with the
+    hint `missing`; an unreadable one names the file and why."""
     path = Path(path)
     if path.is_dir():
         path = path / default_name
     try:
-        return path, json.loads(path.read_bytes())
+        raw = path.read_bytes()
+        text = raw.decode(json.detect_encoding(raw), "surrogatepass")  # as json.loads does
+        del raw  # not held while parsing: a large run's file is hundreds of MB
+        return path, json.loads(text, parse_float=parse_float, parse_constant=parse_constant)
     except FileNotFoundError:
         raise ResultsError(f"{path}: {missing}") from None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: bad JSON or UTF-8, a 5,000-digit number
         raise ResultsError(f"{path}: not valid JSON ({exc}); re-run to regenerate it") from exc
 
 
@@ -410,15 +430,28 @@ def load_run(path: str | Path) -> RunResult:
     Raises ResultsError naming the file and the field when the file is not one ragmeter
     wrote: a type other than the one written (strict: no `"2"` for 2), NaN or Infinity, or a
     summary that disagrees with the cases (see the module docstring)."""
+    non_finite = False
+
+    def number(text: str) -> float:  # NaN, Infinity, or a number too large for a float
+        nonlocal non_finite
+        value = float(text)
+        non_finite = non_finite or not math.isfinite(value)
+        return value
+
     path, data = read_json_file(
-        path, RESULTS_FILE, "no results file; run `ragmeter run ... --out DIR` first"
+        path,
+        RESULTS_FILE,
+        "no results file; run `ragmeter run ... --out DIR` first",
+        parse_float=number,
+        parse_constant=number,
     )
     if not isinstance(data, dict) or "schema_version" not in data:
         raise ResultsError(f"{path}: missing schema_version: not a ragmeter results file")
     problem = _version_problem(data["schema_version"])
     if problem:
         raise ResultsError(f"{path}: field 'schema_version': {problem}")
-    _refuse_non_finite(path, data)
+    if non_finite:  # seen while parsing; only then is the tree walked to name the field
+        _refuse_non_finite(path, data)
     try:
         run = RunResult.model_validate(data, strict=True)
     except ValidationError as exc:

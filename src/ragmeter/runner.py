@@ -12,10 +12,20 @@ from ._version import __version__
 from .cases import Case
 from .diagnosis import diagnose
 from .health import DEFAULT_MIN_SCORED_SHARE, assess_run
-from .judges.base import GENERATION_METRICS, METRICS, Judge, Lang, MetricName, MetricResult, Sample
+from .judges.base import (
+    GENERATION_METRICS,
+    METRICS,
+    Judge,
+    Lang,
+    MetricName,
+    MetricResult,
+    ReasonCode,
+    Sample,
+)
 from .judges.rules import empty_answer_result
 from .limits import max_text_chars, oversize_reason
 from .pipeline import Pipeline, run_case
+from .reasons import NO_RESULT, PIPELINE_ERROR, TOO_LONG, code_of, without_case_id
 from .results import CaseResult, RunInfo, RunResult
 from .summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
 
@@ -70,11 +80,25 @@ async def _judge(
     except JudgeUnavailable:
         raise
     except Exception as exc:  # judges should not raise; if one does, the case stays
-        reason = f"judge error: {type(exc).__name__}: {exc}"
-        return {m: MetricResult.unscored(m, reason) for m in metrics}
-    return {
-        m: results.get(m) or MetricResult.unscored(m, "judge returned no result") for m in metrics
-    }
+        reason = without_case_id(f"judge error: {type(exc).__name__}: {exc}", sample.case_id)
+        code: ReasonCode = "judge_timeout" if isinstance(exc, TimeoutError) else "judge_error"
+        return {m: MetricResult.unscored(m, reason, reason_code=code) for m in metrics}
+    return {m: _coded(results.get(m), m, sample.case_id) for m in metrics}
+
+
+def _coded(result: MetricResult | None, metric: MetricName, case_id: str) -> MetricResult:
+    """`result` as the run records it: an unscored one with its code and a reason that does
+    not name the case (see `ragmeter.reasons`); a missing one unscored."""
+    if result is None:
+        return MetricResult.unscored(metric, NO_RESULT, reason_code="judge_error")
+    if result.score is not None or result.unscored_reason is None:
+        return result
+    reason = without_case_id(result.unscored_reason, case_id)
+    if reason == result.unscored_reason and result.reason_code is not None:
+        return result
+    return result.model_copy(
+        update={"unscored_reason": reason, "reason_code": result.reason_code or code_of(reason)}
+    )
 
 
 def _start_result(
@@ -110,13 +134,16 @@ async def _judge_result(
     """Fill ``result.metrics`` (and ``repeats``) from the judge, or unscored on a pipeline
     error."""
     if result.pipeline_error is not None:
-        reason = f"pipeline error: {result.pipeline_error}"
-        result.metrics = {m: MetricResult.unscored(m, reason) for m in metrics}
+        reason = without_case_id(f"{PIPELINE_ERROR}: {result.pipeline_error}", case.id)
+        code = code_of(reason)  # pipeline_error, or pipeline_timeout
+        result.metrics = {m: MetricResult.unscored(m, reason, reason_code=code) for m in metrics}
         return result
     too_long = oversize_reason(case.question, result.answer, case.ground_truth, result.contexts)
     if too_long is not None:
-        reason = f"too long to judge: {too_long}"
-        result.metrics = {m: MetricResult.unscored(m, reason) for m in metrics}
+        reason = without_case_id(f"{TOO_LONG}: {too_long}", case.id)
+        result.metrics = {
+            m: MetricResult.unscored(m, reason, reason_code="too_long") for m in metrics
+        }
         return result
     sample = build_sample(case, result.contexts, result.answer, result.lang)
     fixed: dict[MetricName, MetricResult] = {}

@@ -26,9 +26,29 @@ GENERATION_METRICS: tuple[MetricName, ...] = ("faithfulness", "answer_relevancy"
 
 Lang = Literal["en", "zh"]
 ClaimLabel = Literal["supported", "contradicted", "not_verifiable"]
-ReasonCode = Literal["empty_answer", "refusal", "out_of_scope", "no_ground_truth", "no_contexts"]
-"""The edge case that decided a metric result (`rules.precheck`), for programs: the human
-`unscored_reason` and notes may be reworded, these codes are not."""
+ReasonCode = Literal[
+    "empty_answer",
+    "refusal",
+    "out_of_scope",
+    "no_ground_truth",
+    "no_contexts",
+    "pipeline_error",
+    "pipeline_timeout",
+    "too_long",
+    "judge_error",
+    "judge_timeout",
+    "invalid_reply",
+    "budget",
+    "no_points",
+    "not_judged",
+    "other",
+]
+"""For programs: the edge case that decided a metric result (`rules.precheck`: the first five),
+or why it has no score: the pipeline failed or passed its deadline, the texts were too long,
+the judge failed, passed its deadline or replied unusably, the budget was spent, the ground
+truth held nothing to check, the judge returned nothing for the metric, or a reason ragmeter
+does not know (`other`; see `ragmeter.reasons`). The human `unscored_reason` and notes may be
+reworded, these codes are not."""
 
 
 class Turn(BaseModel):
@@ -154,8 +174,10 @@ class MetricResult(BaseModel):
     """Why there is no score (judge error, not applicable, refusal has no claims, ...)."""
     reason_code: ReasonCode | None = None
     """The edge case that fixed this result, scored (an empty answer scores 0) or not (a
-    refusal's faithfulness); None when the judge graded the case or could not. Absent from
-    results.json files written before it existed (read as None)."""
+    refusal's faithfulness), or the kind of failure that left it unscored (the runner sets
+    one on every unscored result; `unscored_reason` is then the detail, without the case id);
+    None when the judge graded the case. Absent from results.json files written before it
+    existed (read as None; `ragmeter.reasons.code_of` reads it from the reason)."""
     evidence: Evidence = Field(default_factory=Evidence)
     tokens: int = 0
     """Prompt + completion tokens spent on this metric (LLM judges)."""

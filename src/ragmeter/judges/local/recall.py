@@ -15,7 +15,9 @@ def score_context_recall(view: SampleView) -> MetricResult:
     if (early := precheck(view.sample, metric)) is not None:
         return early
     if not view.points:
-        return MetricResult.unscored(metric, "ground truth has no statements")
+        return MetricResult.unscored(
+            metric, "ground truth has no statements", reason_code="no_points"
+        )
     verdicts = []
     for point in view.points:
         found = align(point, view.index, view.settings)
