@@ -184,3 +184,60 @@ def test_local_judge_numbers_named_as_support_scores_not_probabilities():
         "chunk": "usefulness",
     }
     assert explain(r.cases[0], "faithfulness")[0].startswith("contradicted: ")  # judge unknown
+
+
+def test_reports_of_a_large_run_show_the_worst_few_and_count_the_rest(monkeypatch):
+    """3,000 cases, 2,400 failing faithfulness, 600 categories: every report shows the worst
+    few, says how many more there are, and explains only those it shows."""
+    import ragmeter.report.failures as failures_module
+    from ragmeter.report.terminal import MAX_CATEGORIES
+
+    cases = []
+    for i in range(3000):
+        score = 0.9 if i % 5 == 0 else 0.001 * (i % 600)  # 2,400 below the 0.7 threshold
+        reason = f"pipeline error: KeyError: 'doc-{i}'"  # a different message for each case
+        cases.append(
+            case(
+                f"c{i:04d}",
+                {"faithfulness": score, "answer_relevancy": reason if i % 7 == 0 else 0.9},
+                category=f"cat{i % 600}",
+                claims=[("Refunds take 30 days.", "contradicted")],
+            )
+        )
+    big = run(cases)
+    explained = 0
+    real_explain = failures_module.explain
+
+    def counting_explain(*args, **kwargs):
+        nonlocal explained
+        explained += 1
+        return real_explain(*args, **kwargs)
+
+    monkeypatch.setattr(failures_module, "explain", counting_explain)
+    text = render_text(big)
+    assert "Failed cases: 2400 (case × metric below threshold), worst first" in text
+    assert "… 2390 more; see results.json or --max-failures" in text
+    worst = ["c0001", "c0601", "c1201", "c1801", "c2401"]  # scored 0.001, the lowest
+    assert [text.index(f"faithfulness  {cid} ") for cid in worst] == sorted(
+        text.index(f"faithfulness  {cid} ") for cid in worst
+    )
+    assert f"… {600 - MAX_CATEGORIES} more categories" in text
+    assert "pipeline error: 424 other causes" in text  # 429 distinct messages: 5 + the rest
+    assert explained == 10
+    md = render_markdown(big, max_failures=5)
+    assert "### Failed cases (2400 case × metric below threshold)" in md
+    assert "- … 2395 more in the full report" in md
+    shown = re.findall(r"- \*\*0\.00\*\* faithfulness · `(c\d+)`", md)
+    assert shown == worst
+    assert explained == 15
+    html = render_html(big, max_cases=100)
+    data = json.loads(
+        re.search(r'id="ragmeter-data">(.*?)</script>', html, re.S).group(1)  # type: ignore[union-attr]
+    )
+    held = [c["id"] for c in data["cases"]]
+    assert len(held) == 100 and held == sorted(held)  # eval-set order
+    assert all(c["failing"] for c in data["cases"])  # the worst: all failing
+    lowest = sorted(c.score("faithfulness") for c in cases)[:100]
+    assert sorted(c["scores"]["faithfulness"] for c in data["cases"]) == lowest
+    assert "The case list holds the 100 worst of 3,000 cases" in html
+    assert "holds the" not in render_html(run(cases[:50]))  # a small run: every case

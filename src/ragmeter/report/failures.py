@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 from ..judges.base import METRICS, JudgeFingerprint, MetricName
@@ -101,17 +102,32 @@ def explain(
 
 
 def collect_failures(run: RunResult, metrics: tuple[MetricName, ...] = METRICS) -> list[Failure]:
-    """Every (case, metric) scored below the run's threshold, worst first."""
-    failures: list[Failure] = []
-    for case in run.cases:
+    """Every (case, metric) scored below the run's threshold, worst first. Explains each one:
+    reports that show a few use :func:`worst_failures`."""
+    return worst_failures(run, None, metrics)[0]
+
+
+def worst_failures(
+    run: RunResult, limit: int | None, metrics: tuple[MetricName, ...] = METRICS
+) -> tuple[list[Failure], int]:
+    """The `limit` worst (case, metric) pairs scored below the run's threshold (all of them
+    when None), explained, and how many there are in all. Only those shown are explained, and
+    they are picked without sorting the rest, so a report of a large run costs one pass over
+    its cases."""
+    order = {m: i for i, m in enumerate(METRICS)}
+    keys: list[tuple[float, int, str, int]] = []
+    for index, case in enumerate(run.cases):
         for metric in metrics:
             result = case.metrics.get(metric)
             threshold = run.run.thresholds.get(metric)
             if result is None or result.score is None or threshold is None:
                 continue
             if result.score < threshold:
-                reasons = explain(case, metric, run.judge)
-                failures.append(Failure(case, metric, result.score, reasons))
-    order = {m: i for i, m in enumerate(METRICS)}
-    failures.sort(key=lambda f: (f.score, order[f.metric], f.case.id))
-    return failures
+                keys.append((result.score, order[metric], case.id, index))
+    total = len(keys)
+    shown = sorted(keys) if limit is None else heapq.nsmallest(max(0, limit), keys)
+    failures = []
+    for score, metric_index, _, index in shown:
+        case, metric = run.cases[index], METRICS[metric_index]
+        failures.append(Failure(case, metric, score, explain(case, metric, run.judge)))
+    return failures, total

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import heapq
 import json
+import math
 from dataclasses import asdict
 from html import escape
 from importlib.resources import files
 from typing import Any
 
 from ..judges.base import METRICS, RETRIEVAL_METRICS
-from ..results import MetricSummary, RunResult
+from ..reasons import BY_DESIGN_CODES, unscored_code
+from ..results import CaseResult, MetricSummary, RunResult
 from .calibration import calibration_lines
 from .failures import strength_labels
 
@@ -172,9 +175,37 @@ def histogram_chart(metric: str, stats: MetricSummary, color: str) -> str:
     return "".join(parts)
 
 
-def _case_data(run: RunResult) -> list[dict[str, Any]]:
+MAX_CASES = 2000
+"""Cases an HTML report holds at most: a browser page cannot list (nor a person read) a very
+large run's every case; results.json keeps them all."""
+
+
+def shown_cases(run: RunResult, limit: int = MAX_CASES) -> list[CaseResult]:
+    """The cases the viewer holds, in eval-set order: every case when there are at most
+    `limit`, else the `limit` worst: failing some metric (furthest below its threshold first),
+    then unscored for a reason other than by design, then the others."""
+    if len(run.cases) <= limit:
+        return run.cases
+    thresholds = run.run.thresholds
+
+    def key(index: int) -> tuple[int, float, int]:
+        case = run.cases[index]
+        worst, unscored = math.inf, case.pipeline_error is not None
+        for metric, result in case.metrics.items():
+            threshold = thresholds.get(metric)
+            if result.score is None:
+                unscored = unscored or unscored_code(result) not in BY_DESIGN_CODES
+            elif threshold is not None:
+                worst = min(worst, result.score - threshold)
+        return (0 if worst < 0 else 1 if unscored else 2, worst, index)
+
+    chosen = heapq.nsmallest(max(0, limit), range(len(run.cases)), key=key)
+    return [run.cases[i] for i in sorted(chosen)]
+
+
+def _case_data(run: RunResult, cases: list[CaseResult]) -> list[dict[str, Any]]:
     out = []
-    for case in run.cases:
+    for case in cases:
         scores, unscored, failing, evidence = {}, {}, [], {}
         for metric in METRICS:
             result = case.metrics.get(metric)
@@ -279,14 +310,18 @@ def _comparison_section(run: RunResult, baseline: RunResult) -> str:
     return "".join(out)
 
 
-def render_html(run: RunResult, *, baseline: RunResult | None = None) -> str:
-    """The `html` renderer: one file, no network."""
+def render_html(
+    run: RunResult, *, baseline: RunResult | None = None, max_cases: int = MAX_CASES
+) -> str:
+    """The `html` renderer: one file, no network; the case list holds at most `max_cases`
+    cases (:func:`shown_cases`), and says so."""
     judge = run.judge
+    cases = shown_cases(run, max_cases)
     data = {
         "metrics": list(METRICS),
         "thresholds": {m: run.run.thresholds.get(m) for m in METRICS},
         "strength": asdict(strength_labels(judge)),
-        "cases": _case_data(run),
+        "cases": _case_data(run, cases),
     }
     script = _asset("report.js")
     csp = (
@@ -310,6 +345,12 @@ def render_html(run: RunResult, *, baseline: RunResult | None = None) -> str:
         warnings += (
             f'<div class="banner error">{run.summary.n_pipeline_errors} cases failed in '
             "the pipeline (unscored)</div>"
+        )
+    if len(cases) < len(run.cases):
+        warnings += (
+            f'<div class="banner warn">The case list holds the {len(cases):,} worst of '
+            f"{len(run.cases):,} cases (failing first, then unscored); results.json has every "
+            "case.</div>"
         )
     categories = "".join(
         f'<option value="{escape(c)}">{escape(c)}</option>' for c in run.summary.by_category

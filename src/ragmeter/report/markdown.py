@@ -7,7 +7,7 @@ import re
 from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..results import RunResult
 from .calibration import calibration_lines
-from .failures import collect_failures
+from .failures import worst_failures
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 _MENTION = re.compile(r"(?<![A-Za-z0-9_])@(?=[A-Za-z0-9])")
@@ -144,13 +144,13 @@ def render_markdown(
     lines.append("")
     if baseline is not None:
         lines += _comparison(run, baseline)
-    failures = collect_failures(run)
-    lines.append(f"### Failed cases ({len(failures)} case × metric below threshold)")
+    failures, total = worst_failures(run, max_failures)
+    lines.append(f"### Failed cases ({total} case × metric below threshold)")
     lines.append("")
-    if failures:
+    if total:
         lines.append("<details><summary>Worst first</summary>")
         lines.append("")
-        for failure in failures[:max_failures]:
+        for failure in failures:
             case = failure.case
             lines.append(
                 f"- **{failure.score:.2f}** {failure.metric} · {md_code(case.id, 60)} "
@@ -159,8 +159,8 @@ def render_markdown(
             if failure.metric != "context_recall" and case.answer:
                 lines.append(f"  - answer: {md_escape(case.answer, 200)}")
             lines.extend(f"  - {md_escape(reason, 200)}" for reason in failure.reasons[:3])
-        if len(failures) > max_failures:
-            lines.append(f"- … {len(failures) - max_failures} more in the full report")
+        if total > len(failures):
+            lines.append(f"- … {total - len(failures)} more in the full report")
         lines += ["", "</details>"]
     else:
         lines.append("None.")

@@ -10,10 +10,12 @@ from rich.text import Text
 from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..results import MetricSummary, RunResult
 from .calibration import calibration_lines
-from .failures import _short, collect_failures
+from .failures import _short, worst_failures
 from .safe import printable
 
 _BARS = "▁▂▃▄▅▆▇█"
+MAX_CATEGORIES = 30
+"""Categories the category table shows (in the summary's order); the rest are counted."""
 
 
 def sparkline(counts: list[int]) -> str:
@@ -123,7 +125,8 @@ def category_table(run: RunResult) -> Table:
     table.add_column("category")
     for metric in METRICS:
         table.add_column(metric, justify="right")
-    for category, per_metric in run.summary.by_category.items():
+    categories = list(run.summary.by_category.items())
+    for category, per_metric in categories[:MAX_CATEGORIES]:
         cells = []
         for metric in METRICS:
             stats = per_metric.get(metric)
@@ -133,6 +136,9 @@ def category_table(run: RunResult) -> Table:
                 else f"{stats.mean:.2f} ({stats.n_scored})"
             )
         table.add_row(Text(printable(category)), *cells)
+    if len(categories) > MAX_CATEGORIES:
+        more = len(categories) - MAX_CATEGORIES
+        table.add_row(Text(f"… {more} more categories (see results.json)", style="dim"))
     return table
 
 
@@ -150,12 +156,10 @@ def diagnosis_panel(run: RunResult) -> Panel:
 
 
 def failures_group(run: RunResult, limit: int) -> Group:
-    failures = collect_failures(run)
-    head = Text(
-        f"Failed cases: {len(failures)} (case × metric below threshold), worst first", style="bold"
-    )
+    failures, total = worst_failures(run, limit)
+    head = Text(f"Failed cases: {total} (case × metric below threshold), worst first", style="bold")
     items: list[Text] = [head]
-    for failure in failures[:limit]:
+    for failure in failures:
         case = failure.case
         title = Text(f"\n{failure.score:.2f}  {failure.metric}  ", style="bold red")
         title.append(printable(f"{case.id} [{case.category}, {case.lang}] "), style="bold")
@@ -165,10 +169,10 @@ def failures_group(run: RunResult, limit: int) -> Group:
             items.append(Text(f"    answer: {_short(case.answer, 140)}", style="dim"))
         for reason in failure.reasons[:4]:
             items.append(Text(f"    • {reason}"))
-    if len(failures) > limit:
+    if total > len(failures):
         items.append(
             Text(
-                f"\n… {len(failures) - limit} more; see results.json or --max-failures", style="dim"
+                f"\n… {total - len(failures)} more; see results.json or --max-failures", style="dim"
             )
         )
     return Group(*items)
