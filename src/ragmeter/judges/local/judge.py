@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..._workers import WorkerPool
 from ..base import METRICS, JudgeFingerprint, MetricName, MetricResult, Sample
 from .faithfulness import score_faithfulness
 from .precision import score_context_precision
@@ -39,17 +42,30 @@ class LocalJudge:
     decision_thresholds: dict[MetricName, float] = {"faithfulness": 0.5}  # noqa: RUF012
     """Score at or above which an answer counts as faithful (calibration uses it)."""
 
-    def __init__(self, settings: LocalSettings | None = None, *, embedder: Any = _UNSET) -> None:
+    def __init__(
+        self,
+        settings: LocalSettings | None = None,
+        *,
+        embedder: Any = _UNSET,
+        workers: int | None = None,
+    ) -> None:
         self.settings = settings or LocalSettings()
         self._embedder = embedder
         self._store: EmbeddingStore | None = None
+        self._store_lock = threading.Lock()
+        if workers is not None and workers < 0:
+            raise ValueError(f"workers must be 0 (judge on the event loop) or more, not {workers}")
+        self.workers = DEFAULT_WORKERS if workers is None else workers
+        """Threads judging cases at once, off the event loop (0: inline, on the loop)."""
 
     @property
     def store(self) -> EmbeddingStore:
         """The embedding store, loading the embedder on first use."""
         if self._store is None:
-            embedder = load_embedder() if self._embedder is _UNSET else self._embedder
-            self._store = EmbeddingStore(embedder)
+            with self._store_lock:  # judging threads may ask at once: load it once
+                if self._store is None:
+                    embedder = load_embedder() if self._embedder is _UNSET else self._embedder
+                    self._store = EmbeddingStore(embedder)
         return self._store
 
     def fingerprint(self) -> JudgeFingerprint:
@@ -80,8 +96,12 @@ class LocalJudge:
     async def judge(
         self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS
     ) -> dict[MetricName, MetricResult]:
-        """Score `sample` on `metrics` (CPU-bound; runs inline)."""
-        return self.judge_sync(sample, metrics)
+        """Score `sample` on `metrics` in a worker thread (`workers` at once), so the event
+        loop stays free for pipelines, deadlines, progress and Ctrl-C; inline when
+        `workers` is 0. The results do not depend on it (nor on the order cases come in)."""
+        if self.workers == 0:
+            return self.judge_sync(sample, metrics)
+        return await worker_pool(self.workers).run(self.judge_sync, sample, metrics)
 
 
 def _weights_version() -> str:
@@ -92,4 +112,23 @@ def _weights_version() -> str:
 
 
 def _error(metric: MetricName, exc: Exception) -> MetricResult:
-    return MetricResult.unscored(metric, f"judge error: {type(exc).__name__}: {exc}")
+    reason = f"judge error: {type(exc).__name__}: {exc}"
+    return MetricResult.unscored(metric, reason, reason_code="judge_error")
+
+
+DEFAULT_WORKERS = min(2, os.cpu_count() or 1)
+"""Judging threads by default. Two, not one per core: the judge's pure-Python parts hold the
+GIL, so more threads add little beyond what the embedder's ONNX calls (which release it, and
+run on two threads of their own) overlap; see bench/judge_threads.py."""
+
+_pools: dict[int, WorkerPool] = {}
+_pools_lock = threading.Lock()
+
+
+def worker_pool(size: int) -> WorkerPool:
+    """The process's pool of `size` local-judge threads (shared by every LocalJudge)."""
+    with _pools_lock:
+        pool = _pools.get(size)
+        if pool is None:
+            pool = _pools[size] = WorkerPool(size, "ragmeter-judge")
+        return pool

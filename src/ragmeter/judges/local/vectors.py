@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -27,34 +28,46 @@ def load_embedder() -> Any | None:
 
 
 class EmbeddingStore:
-    """Embeds texts in one batch per sample and remembers recent vectors."""
+    """Embeds the texts of each sample and remembers recent vectors; safe to share between
+    judging threads."""
 
     def __init__(self, embedder: Any | None, capacity: int = 50_000) -> None:
         self.embedder = embedder
         self.capacity = capacity
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
 
     @property
     def available(self) -> bool:
         return self.embedder is not None
 
     def vectors(self, texts: Iterable[str]) -> Vectors:
-        """Vectors for `texts` (empty when no embedder), embedding only the unseen ones."""
+        """Vectors for `texts` (empty when no embedder), embedding only the unseen ones.
+
+        One text per embedder call: a batch pads its texts to the longest one, which moves the
+        last bits of every vector, so a vector embedded in a batch would depend on which other
+        texts were unseen at that moment, and a case's scores on the order cases are judged in
+        (and on how many threads judge them). Alone, a vector depends on its text only; on
+        MiniLM this costs no more than sorted batches (bench/judge_threads.py)."""
         if self.embedder is None:
             return Vectors({})
         wanted = list(dict.fromkeys(t for t in texts if t.strip()))
-        missing = [t for t in wanted if t not in self._cache]
+        table: dict[str, np.ndarray] = {}
+        with self._lock:
+            for text in wanted:
+                row = self._cache.get(text)
+                if row is not None:
+                    self._cache.move_to_end(text)
+                    table[text] = row
+        missing = [t for t in wanted if t not in table]
         if missing:
-            rows = self.embedder.embed(missing)
-            for text, row in zip(missing, rows, strict=True):
-                self._cache[text] = row
-            while len(self._cache) > self.capacity:
-                self._cache.popitem(last=False)
-        table = {}
-        for text in wanted:
-            self._cache.move_to_end(text)
-            table[text] = self._cache[text]
-        return Vectors(table)
+            rows = [self.embedder.embed([text])[0] for text in missing]  # outside the lock
+            with self._lock:
+                for text, row in zip(missing, rows, strict=True):
+                    self._cache[text] = table[text] = row
+                while len(self._cache) > self.capacity:
+                    self._cache.popitem(last=False)
+        return Vectors({text: table[text] for text in wanted})
 
 
 class Vectors:
