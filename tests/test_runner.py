@@ -202,3 +202,34 @@ def test_unscored_results_carry_a_code_and_a_reason_without_the_case_id():
     ]
     assert (missing.n_cases, missing.example_ids) == (2, ["missing-1", "missing-2"])
     assert run.health is not None and run.health.n_budget_unjudged == 2
+
+
+class LeakyPipeline:
+    """Fails the way a misconfigured RAG service does: its error echoes the credentials."""
+
+    name = "leaky"
+
+    async def run(self, case: Case) -> PipelineOutput:
+        if case.id == "typed":
+            raise PipelineError(
+                "401 from https://bot:hunter22@rag.example/v1: key sk-live1234567890abcd"
+            )
+        raise ValueError("bad key sk-proj-ABCDEFGH12345678 for user")
+
+
+class LeakyJudge(CountingJudge):
+    async def judge(self, sample, metrics=METRICS):
+        raise RuntimeError("judge key sk-abcdefgh12345678 rejected")
+
+
+def test_keys_and_url_passwords_in_pipeline_and_judge_errors_are_never_stored():
+    run = evaluate(_cases("typed", "untyped"), LeakyPipeline(), CountingJudge())
+    stored = run.model_dump_json()
+    for secret in ("hunter22", "sk-live1234567890abcd", "sk-proj-ABCDEFGH12345678"):
+        assert secret not in stored
+    by_id = {c.id: c for c in run.cases}
+    assert by_id["typed"].pipeline_error == "401 from https://***@rag.example/v1: key ***"
+    assert by_id["untyped"].pipeline_error == "ValueError: bad key *** for user"
+    judged = evaluate(_cases("a"), EchoPipeline(), LeakyJudge())
+    reason = judged.cases[0].metrics["faithfulness"].unscored_reason
+    assert reason == "judge error: RuntimeError: judge key *** rejected"

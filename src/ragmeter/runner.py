@@ -26,6 +26,7 @@ from .judges.rules import empty_answer_result
 from .limits import max_text_chars, oversize_reason
 from .pipeline import Pipeline, run_case
 from .reasons import NO_RESULT, PIPELINE_ERROR, TOO_LONG, code_of, without_case_id
+from .redact import redact
 from .results import CaseResult, RunInfo, RunResult
 from .summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
 
@@ -66,9 +67,9 @@ async def _run_pipeline(pipeline: Pipeline, case: Case) -> tuple[list[str], str,
     except PipelineError as exc:
         # The result carries the case id; without it equal errors group in the report.
         message = str(exc).replace(f" (case '{case.id}')", "")
-        return [], "", message, time.perf_counter() - started
+        return [], "", redact(message), time.perf_counter() - started
     except Exception as exc:  # an adapter bug must not stop the other cases
-        return [], "", f"{type(exc).__name__}: {exc}", time.perf_counter() - started
+        return [], "", redact(f"{type(exc).__name__}: {exc}"), time.perf_counter() - started
     return list(output.contexts), output.answer, None, time.perf_counter() - started
 
 
@@ -80,7 +81,9 @@ async def _judge(
     except JudgeUnavailable:
         raise
     except Exception as exc:  # judges should not raise; if one does, the case stays
-        reason = without_case_id(f"judge error: {type(exc).__name__}: {exc}", sample.case_id)
+        reason = without_case_id(
+            redact(f"judge error: {type(exc).__name__}: {exc}"), sample.case_id
+        )
         code: ReasonCode = "judge_timeout" if isinstance(exc, TimeoutError) else "judge_error"
         return {m: MetricResult.unscored(m, reason, reason_code=code) for m in metrics}
     return {m: _coded(results.get(m), m, sample.case_id) for m in metrics}

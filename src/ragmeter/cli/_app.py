@@ -34,7 +34,7 @@ EXIT_LOAD_ERROR = int(ExitCode.USAGE)
 def fail(message: str, code: int = EXIT_LOAD_ERROR) -> NoReturn:
     """Print one error line to stderr and exit; key-like tokens and URL passwords masked, line
     breaks (from a file or an endpoint) shown as escapes."""
-    from ..llm.redact import redact
+    from ..redact import redact
     from ..report.safe import printable
 
     line = printable(redact(message)).replace("\n", "\\n")

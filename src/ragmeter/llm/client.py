@@ -10,12 +10,12 @@ from typing import Any, TypeGuard
 from urllib.parse import urlparse
 
 from .._exceptions import ConfigError, JudgeUnavailable
+from ..redact import MASK, looks_like_a_key, redact
 from . import logprobs
 from .cache import LLMCache, cache_key
 from .cost import BudgetBusy, CostTracker, PriceTable, Reservation, Usage, count_tokens
 from .errors import LLMCallError, scrubbed
 from .logprobs import TokenLogprob
-from .redact import MASK, looks_like_a_key, redact
 from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
 
 Message = dict[str, str]

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .._exceptions import JudgeUnavailable
+from ..redact import redact
 from .cache import LLMCache, cache_key
 from .client import resolve_api_key
 from .cost import Usage
 from .errors import LLMCallError, scrubbed
-from .redact import redact
 from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
 
 _SPACE_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._exceptions import JudgeError, JudgeUnavailable
-from .redact import redact
+from ..redact import redact
 
 
 class LLMCallError(JudgeError):
