@@ -169,20 +169,6 @@ async def _judge_result(
     return result
 
 
-async def evaluate_case(
-    case: Case,
-    pipeline: Pipeline,
-    judge: Judge,
-    *,
-    metrics: tuple[MetricName, ...] = METRICS,
-    lang: Lang | None = None,
-    repeats: int = 1,
-) -> CaseResult:
-    """Run the pipeline on one case and judge its output (`repeats` times when > 1)."""
-    result = _start_result(case, lang, *await _run_pipeline(pipeline, case))
-    return await _judge_result(case, result, judge, metrics, repeats)
-
-
 JUDGE_WINDOW = 4
 """Cases being judged at once, per unit of `concurrency` (at least 16): a case waiting on its
 last call (faithfulness verifies claims after splitting them) holds little work, so the judge
