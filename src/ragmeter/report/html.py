@@ -24,6 +24,7 @@ from ..reasons import BY_DESIGN_CODES, unscored_code
 from ..results import CaseResult, MetricSummary, RunResult
 from .calibration import calibration_lines
 from .failures import strength_labels
+from .words import counted, spend_line
 
 COLORS = ("#0969da", "#8250df", "#bf8700", "#1a7f37")
 _ERROR_TRAP = (
@@ -165,7 +166,7 @@ def histogram_chart(metric: str, stats: MetricSummary, color: str) -> str:
         parts.append(
             f'<rect x="{5 + i * bar_w}" y="{plot_h - h:.1f}" width="{bar_w - 2}" '
             f'height="{h:.1f}" fill="{color}"><title>{i / 10:.1f}–{(i + 1) / 10:.1f}: '
-            f"{count} cases</title></rect>"
+            f"{counted(count, 'case')}</title></rect>"
         )
     parts.append(f'<text x="5" y="{plot_h + 14}" fill="#656d76">0</text>')
     parts.append(
@@ -339,12 +340,14 @@ def render_html(
         + "</li>"
         for f in diag.findings
     )
-    trust = "".join(f"<li>{escape(line)}</li>" for line in calibration_lines(run))
+    n_cases = counted(run.summary.n_cases, "case")
+    spend = [spend_line(run)] if spend_line(run) else []
+    trust = "".join(f"<li>{escape(line)}</li>" for line in [*spend, *calibration_lines(run)])
     warnings = "".join(f'<div class="banner warn">{escape(w)}</div>' for w in run.run.warnings)
     if run.summary.n_pipeline_errors:
         warnings += (
-            f'<div class="banner error">{run.summary.n_pipeline_errors} cases failed in '
-            "the pipeline (unscored)</div>"
+            f'<div class="banner error">{counted(run.summary.n_pipeline_errors, "case")} '
+            "failed in the pipeline (unscored)</div>"
         )
     if len(cases) < len(run.cases):
         warnings += (
@@ -372,7 +375,7 @@ def render_html(
 <style>{_asset("report.css")}</style></head>
 <body>
 <h1>ragmeter report</h1>
-<div class="meta">{run.summary.n_cases} cases · pipeline {escape(run.run.pipeline or "—")} ·
+<div class="meta">{n_cases} · pipeline {escape(run.run.pipeline or "—")} ·
 judge {escape(judge.kind)} ({escape(judge.model)}, prompts {escape(judge.prompt_version)}) ·
 started {escape(run.run.started_at)} · ragmeter {escape(run.run.ragmeter_version or "?")}</div>
 <ul class="meta trust">{trust}</ul>

@@ -25,6 +25,7 @@ def report_dict(run: RunResult, *, baseline: RunResult | None = None) -> dict[st
         },
         "diagnosis": run.diagnosis.model_dump(mode="json"),
         "warnings": list(run.run.warnings),
+        "judge_spend": dict(run.run.judge_stats),
     }
     noise = measure_noise(run)
     if noise is not None:

@@ -8,6 +8,7 @@ from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..results import RunResult
 from .calibration import calibration_lines
 from .failures import worst_failures
+from .words import counted, spend_line
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 _MENTION = re.compile(r"(?<![A-Za-z0-9_])@(?=[A-Za-z0-9])")
@@ -121,17 +122,20 @@ def render_markdown(
     lines = [
         "## ragmeter report",
         "",
-        f"{run.summary.n_cases} cases · pipeline {md_code(run.run.pipeline or '—')} · judge "
+        f"{counted(run.summary.n_cases, 'case')} · pipeline {md_code(run.run.pipeline or '—')} · "
+        "judge "
         f"{md_code(judge.kind)} ({md_escape(judge.model)}, prompts "
         f"{md_escape(judge.prompt_version)})",
         "",
     ]
     # Our own wording, with strings read back from results.json (a file anyone may edit).
-    lines += [*(f"- {no_mentions(line)}" for line in calibration_lines(run)), ""]
+    spend = [spend_line(run)] if spend_line(run) else []
+    lines += [*(f"- {no_mentions(line)}" for line in [*spend, *calibration_lines(run)]), ""]
     for warning in run.run.warnings:
         lines.append(f"> ⚠️ {md_escape(warning)}")
     if run.summary.n_pipeline_errors:
-        lines.append(f"> ❌ {run.summary.n_pipeline_errors} cases failed in the pipeline.")
+        failed = counted(run.summary.n_pipeline_errors, "case")
+        lines.append(f"> ❌ {failed} failed in the pipeline.")
     if run.run.warnings or run.summary.n_pipeline_errors:
         lines.append("")
     lines += [*_summary_table(run), ""]

@@ -12,6 +12,7 @@ from ..results import MetricSummary, RunResult
 from .calibration import calibration_lines
 from .failures import _short, worst_failures
 from .safe import printable
+from .words import counted, spend_line
 
 _BARS = "▁▂▃▄▅▆▇█"
 MAX_CATEGORIES = 30
@@ -93,23 +94,6 @@ def unscored_table(run: RunResult) -> Table | None:
     return table
 
 
-def spend_line(run: RunResult) -> str:
-    """What the judge spent: calls, tokens, cost and the budget when one was set."""
-    stats = run.run.judge_stats
-    if not stats.get("calls") and not stats.get("cached_calls"):
-        return ""
-    tokens = stats.get("prompt_tokens", 0) + stats.get("completion_tokens", 0)
-    line = f"judge spent: {stats.get('calls', 0)} calls ({stats.get('cached_calls', 0)} cached)"
-    line += f", {tokens:,} tokens"
-    if stats.get("cost") is not None:
-        line += f", ${stats['cost']:.4f}"
-    if stats.get("max_cost") is not None:
-        line += f" of a ${stats['max_cost']:g} budget"
-        if stats.get("budget_refused_calls"):
-            line += f" (stopped: {stats['budget_refused_calls']} calls not sent)"
-    return line
-
-
 def health_lines(run: RunResult) -> list[Text]:
     """Red lines when a metric was not measured on enough cases or the budget ran out."""
     health = run.health
@@ -188,8 +172,9 @@ def render_terminal(
     header = Text("ragmeter", style="bold")
     header.append(
         printable(
-            f" · {run.summary.n_cases} cases · pipeline: {info.pipeline or '—'} · judge: "
-            f"{judge.kind} ({judge.model}) · {'—' if info.seconds is None else info.seconds} s"
+            f" · {counted(run.summary.n_cases, 'case')} · pipeline: {info.pipeline or '—'} · "
+            f"judge: {judge.kind} ({judge.model}) · "
+            f"{'—' if info.seconds is None else info.seconds} s"
         )
     )
     console.print(header)
@@ -202,7 +187,8 @@ def render_terminal(
         console.print(line, style="dim", markup=False)
     if run.summary.n_pipeline_errors:
         console.print(
-            f"[red]{run.summary.n_pipeline_errors} of {run.summary.n_cases} cases failed in the "
+            f"[red]{run.summary.n_pipeline_errors:,} of {counted(run.summary.n_cases, 'case')} "
+            "failed in the "
             "pipeline[/red] (unscored)"
         )
     for health in health_lines(run):

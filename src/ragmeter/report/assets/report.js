@@ -80,7 +80,8 @@
       tr.addEventListener("click", function () { select(c.id); });
       body.append(tr);
     });
-    $("case-count").textContent = shown + " of " + data.cases.length + " cases";
+    $("case-count").textContent =
+      shown + " of " + data.cases.length + (data.cases.length === 1 ? " case" : " cases");
     writeHash({ q: text.value, category: cat.value, failing: failing.value, "case": selected || "" });
   }
 

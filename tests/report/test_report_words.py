@@ -1,0 +1,57 @@
+"""Counted nouns read right, and what the judge spent appears in every report."""
+
+import json
+
+from factories import case, run
+from ragmeter.report.html import render_html
+from ragmeter.report.json_report import render_json
+from ragmeter.report.markdown import render_markdown
+from ragmeter.report.terminal import render_text
+from ragmeter.report.words import counted, spend_line
+
+SCORES = {"faithfulness": 0.9, "answer_relevancy": 0.9}
+
+
+def _run_with_spend(n_cases: int = 2):
+    result = run([case(f"c{i}", SCORES) for i in range(n_cases)])
+    result.run.judge_stats = {
+        "calls": 12,
+        "cached_calls": 3,
+        "prompt_tokens": 10_000,
+        "completion_tokens": 2_345,
+        "cost": 0.01234,
+        "max_cost": 0.5,
+    }
+    return result
+
+
+def test_counted_nouns():
+    assert counted(1, "case") == "1 case"
+    assert counted(0, "case") == "0 cases"
+    assert counted(1204, "case") == "1,204 cases"
+    assert counted(2, "query", "queries") == "2 queries"
+
+
+def test_one_case_is_not_one_cases_in_any_report():
+    single = run([case("only", SCORES)])
+    for text in (render_text(single), render_markdown(single), render_html(single)):
+        assert "1 case " in text or "1 case<" in text
+        assert "1 cases" not in text
+
+
+def test_the_judge_spend_is_in_every_report():
+    result = _run_with_spend()
+    line = spend_line(result)
+    assert line == (
+        "judge spent: 12 calls (3 cached), 12,345 tokens, $0.0123 of a $0.5 budget"
+    )
+    assert line in render_text(result)
+    assert f"- {line}" in render_markdown(result)
+    assert f"<li>{line}</li>" in render_html(result)
+    assert json.loads(render_json(result))["judge_spend"]["cost"] == 0.01234
+
+
+def test_a_judge_that_made_no_calls_shows_no_spend():
+    result = run([case("a", SCORES)])
+    assert spend_line(result) == ""
+    assert "judge spent" not in render_markdown(result) + render_html(result)
