@@ -55,3 +55,14 @@ def test_a_judge_that_made_no_calls_shows_no_spend():
     result = run([case("a", SCORES)])
     assert spend_line(result) == ""
     assert "judge spent" not in render_markdown(result) + render_html(result)
+
+
+def test_reports_of_a_partial_run_show_only_the_judged_metrics():
+    partial = run([case("a", {"faithfulness": 0.9}), case("b", {"faithfulness": 0.2})])
+    text = render_text(partial)
+    by_category = text[text.index("By category") :]
+    assert "faithfulness" in by_category
+    assert "context_recall" not in by_category and "answer_relevancy" not in by_category
+    page = render_html(partial)
+    assert '"metrics": ["faithfulness"]' in page or '"metrics":["faithfulness"]' in page
+    assert "failing context_recall" not in page

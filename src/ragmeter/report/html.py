@@ -318,8 +318,9 @@ def render_html(
     cases (:func:`shown_cases`), and says so."""
     judge = run.judge
     cases = shown_cases(run, max_cases)
+    judged = [m for m in METRICS if m in run.summary.metrics]  # `--metrics` may judge fewer
     data = {
-        "metrics": list(METRICS),
+        "metrics": judged,
         "thresholds": {m: run.run.thresholds.get(m) for m in METRICS},
         "strength": asdict(strength_labels(judge)),
         "cases": _case_data(run, cases),
@@ -358,12 +359,12 @@ def render_html(
     categories = "".join(
         f'<option value="{escape(c)}">{escape(c)}</option>' for c in run.summary.by_category
     )
-    failing_opts = "".join(f'<option value="{m}">failing {m}</option>' for m in METRICS)
+    failing_opts = "".join(f'<option value="{m}">failing {m}</option>' for m in judged)
     legend = "".join(
         f'<span><i class="sw" style="background:{COLORS[i]}"></i>{m}</span>'
         for i, m in enumerate(METRICS)
     )
-    heads = "".join(f"<th class=num>{m.replace('_', ' ')}</th>" for m in METRICS)
+    heads = "".join(f"<th class=num>{m.replace('_', ' ')}</th>" for m in judged)
     comparison = _comparison_section(run, baseline) if baseline is not None else ""
     title = f"ragmeter report · {run.run.pipeline or 'run'}"
     return f"""<!DOCTYPE html>

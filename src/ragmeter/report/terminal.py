@@ -107,12 +107,13 @@ def health_lines(run: RunResult) -> list[Text]:
 def category_table(run: RunResult) -> Table:
     table = Table(title="By category (mean, scored cases)", title_justify="left")
     table.add_column("category")
-    for metric in METRICS:
+    judged = [m for m in METRICS if m in run.summary.metrics]  # `--metrics` may judge fewer
+    for metric in judged:
         table.add_column(metric, justify="right")
     categories = list(run.summary.by_category.items())
     for category, per_metric in categories[:MAX_CATEGORIES]:
         cells = []
-        for metric in METRICS:
+        for metric in judged:
             stats = per_metric.get(metric)
             cells.append(
                 "—"
