@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from .explain import explain
 from .judges.base import METRICS, MetricName
 from .noise import case_scores
-from .report.failures import explain
 from .results import CaseResult, RunResult
 from .stats import mean, paired_bootstrap_ci, sign_flip_test
 

@@ -75,7 +75,7 @@ class RagmeterOptions:
 
 
 def _worst_lines(run: RunResult, metric: MetricName, limit: int = 5) -> list[str]:
-    from .report.failures import _short, explain
+    from .explain import explain, short
 
     scored = sorted(
         ((s, c) for c in run.cases if (s := c.score(metric)) is not None),
@@ -83,7 +83,7 @@ def _worst_lines(run: RunResult, metric: MetricName, limit: int = 5) -> list[str
     )
     lines = []
     for score, case in scored[:limit]:
-        lines.append(f"  {score:.2f}  {case.id} [{case.category}] {_short(case.question, 90)}")
+        lines.append(f"  {score:.2f}  {case.id} [{case.category}] {short(case.question, 90)}")
         lines.extend(f"        • {r}" for r in explain(case, metric)[:2])
     return lines
 

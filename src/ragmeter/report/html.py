@@ -19,11 +19,11 @@ from html import escape
 from importlib.resources import files
 from typing import Any
 
+from ..explain import strength_labels
 from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..reasons import BY_DESIGN_CODES, unscored_code
 from ..results import CaseResult, MetricSummary, RunResult
 from .calibration import calibration_lines
-from .failures import strength_labels
 from .words import counted, spend_line
 
 COLORS = ("#0969da", "#8250df", "#bf8700", "#1a7f37")

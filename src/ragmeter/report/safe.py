@@ -1,21 +1,8 @@
-"""Text from users and endpoints, made safe to print on a terminal or in a CI log.
-
-Questions, answers, categories, ids and error messages come from files and servers ragmeter
-does not control. Control characters among them (an ESC sequence can clear the screen, move
-the cursor or set the window title) are shown as escapes instead of being obeyed. Rich markup
-is never parsed in such text: printers pass it as `rich.text.Text` or with `markup=False`.
-"""
+"""Terminal-safe text for renderers (kept here for the renderers' imports; the function lives
+in :mod:`ragmeter.safe_text`, where core modules can use it too)."""
 
 from __future__ import annotations
 
-import re
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def printable(text: str) -> str:
-    """`text` with every control character but newline and tab shown as a `\\xNN` escape."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
+from ..safe_text import printable
 
 __all__ = ["printable"]

@@ -7,10 +7,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from ..explain import short
 from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..results import MetricSummary, RunResult
 from .calibration import calibration_lines
-from .failures import _short, worst_failures
+from .failures import worst_failures
 from .safe import printable
 from .words import counted, spend_line
 
@@ -71,7 +72,7 @@ def unscored_table(run: RunResult) -> Table | None:
             cause = group.cause + (" (by design)" if group.by_design else "")
             more = ", …" if group.n_cases > len(group.example_ids) else ""
             table.add_row(
-                Text(_short(cause, 80)),
+                Text(short(cause, 80)),
                 metrics,
                 str(group.n_cases),
                 Text(printable(", ".join(group.example_ids) + more)),
@@ -90,7 +91,7 @@ def unscored_table(run: RunResult) -> Table | None:
     table.add_column("reason")
     table.add_column("cases", justify="right")
     for metric, reason, count in rows:
-        table.add_row(metric, Text(_short(reason, 90)), str(count))
+        table.add_row(metric, Text(short(reason, 90)), str(count))
     return table
 
 
@@ -148,10 +149,10 @@ def failures_group(run: RunResult, limit: int) -> Group:
         case = failure.case
         title = Text(f"\n{failure.score:.2f}  {failure.metric}  ", style="bold red")
         title.append(printable(f"{case.id} [{case.category}, {case.lang}] "), style="bold")
-        title.append(_short(case.question, 90))
+        title.append(short(case.question, 90))
         items.append(title)
         if failure.metric != "context_recall" and case.answer:
-            items.append(Text(f"    answer: {_short(case.answer, 140)}", style="dim"))
+            items.append(Text(f"    answer: {short(case.answer, 140)}", style="dim"))
         for reason in failure.reasons[:4]:
             items.append(Text(f"    • {reason}"))
     if total > len(failures):
