@@ -10,6 +10,11 @@ claims, 0 where a rule found a conflicting number or negation); `verifier_min`; 
 mean of the local judge's claim credit and P); the word-overlap baseline of bench/meta/run.py.
 AUROC for binary labels, Spearman for MTRAG, 95% bootstrap intervals. Nothing is fitted on
 these sets. Writes bench/results/verifier_local.json.
+
+`--pairs` also scores the hand-written minimal pairs of bench/data/minimal_pairs.jsonl (en +
+zh: a faithful paraphrase and an unfaithful answer that reuses the evidence's words, by
+negation, swapped roles or entities, moved numbers or dates, antonyms) and counts the pairs in
+which each scorer puts the faithful answer above the unfaithful one.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ sys.path.insert(0, str(HERE.parent / "train" / "verifier"))
 
 from common import machine, print_table, write_json  # noqa: E402
 from convert import DEFAULT_DATA  # noqa: E402
-from run import baseline, load_set  # noqa: E402
+from run import baseline, load_set, overlap  # noqa: E402
 from runtime import Verifier, passage_around  # noqa: E402
 
 from ragmeter.agreement import auroc, measure, spearman  # noqa: E402
@@ -86,6 +91,31 @@ def case_scores(case: LabelledCase, verifier: Verifier, store: EmbeddingStore) -
     return out
 
 
+PAIRS = HERE / "data" / "minimal_pairs.jsonl"
+
+
+def minimal_pairs(verifier: Verifier, store: EmbeddingStore) -> list[dict[str, Any]]:
+    """Each pair's scores under the verifier, the shipped local judge and word overlap."""
+    import json
+
+    rows = []
+    for line in PAIRS.open(encoding="utf-8"):
+        pair = json.loads(line)
+        row: dict[str, Any] = {"id": pair["id"], "kind": pair["kind"]}
+        for side in ("faithful", "unfaithful"):
+            answer = pair[side]
+            sample = Sample(case_id=pair["id"], question="", contexts=[pair["evidence"]],
+                            answer=answer, lang=pair["lang"])
+            view = build_view(sample, ("faithfulness",), LocalSettings(), store)
+            row[side] = {
+                "verifier": verifier.probabilities([(answer, pair["evidence"])])[0],
+                "local": score_faithfulness(view).score,
+                "overlap": overlap(answer, pair["evidence"], pair["lang"]),
+            }
+        rows.append(row)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model-dir", type=Path, required=True, help="an exported verifier")
@@ -93,6 +123,7 @@ def main() -> None:
     ap.add_argument("--sets", nargs="*", default=list(SETS))
     ap.add_argument("--resamples", type=int, default=500)
     ap.add_argument("--name", default="verifier_local.json")
+    ap.add_argument("--pairs", action="store_true", help="also score the minimal pairs")
     args = ap.parse_args()
     verifier = Verifier(args.model_dir)
     store = EmbeddingStore(load_embedder())
@@ -115,7 +146,18 @@ def main() -> None:
             row[variant] = m.model_dump()
         rows.append(row)
         print(f"… {name}: {len(cases)} cases in {seconds:.0f} s", file=sys.stderr)
-    payload = {"machine": machine(), "verifier": verifier.meta, "rows": rows}
+    payload: dict[str, Any] = {"machine": machine(), "verifier": verifier.meta, "rows": rows}
+    if args.pairs:
+        pairs = minimal_pairs(verifier, store)
+        wins = {
+            scorer: sum(
+                (p["faithful"][scorer] or 0) > (p["unfaithful"][scorer] or 0) for p in pairs
+            )
+            for scorer in ("verifier", "local", "overlap")
+        }
+        payload["minimal_pairs"] = {"n": len(pairs), "faithful_above": wins, "pairs": pairs}
+        print(f"minimal pairs, faithful answer above the unfaithful one (of {len(pairs)}): "
+              + ", ".join(f"{k} {v}" for k, v in wins.items()))
     write_json(args.name, payload)
 
     def cell(m: dict[str, Any]) -> str:
