@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 from ._exceptions import CaseFileError, ConfigError, describe_validation_error
 from .cases import Case, cases_from_rows, load_cases
 from .health import DEFAULT_MIN_SCORED_SHARE
-from .judges.base import METRICS, Judge, Lang, MetricName
-from .pipeline import DEFAULT_TIMEOUT, Pipeline
+from .judges.base import METRICS, Judge, Lang, MetricName, MinimalJudge, ensure_judge
+from .pipeline import DEFAULT_TIMEOUT, MinimalPipeline, Pipeline, ensure_pipeline
 
 if TYPE_CHECKING:
     from .config import JudgeSettings
@@ -215,8 +215,8 @@ def _pipeline(pipeline: Any, cases: list[Case], timeout: float | None) -> tuple[
                 "'response' and 'retrieved_contexts'"
             )
         return PrecomputedPipeline(), True
-    if isinstance(pipeline, Pipeline):
-        return pipeline, False
+    if isinstance(pipeline, MinimalPipeline):  # the user's own, perhaps without timeout or aclose
+        return ensure_pipeline(pipeline), False
     if isinstance(pipeline, str):
         if pipeline.startswith(("http://", "https://")):
             return HttpPipeline(pipeline, timeout=timeout), True
@@ -239,7 +239,7 @@ def _describe(data: Any, cases: list[Case]) -> str:
 async def aevaluate(
     data: Any,
     pipeline: Any = None,
-    judge: Judge | str | JudgeSettings = "local",
+    judge: Judge | MinimalJudge | str | JudgeSettings = "local",
     metrics: str | Iterable[str] | None = None,
     *,
     concurrency: int = 4,
@@ -270,7 +270,7 @@ async def aevaluate(
     elif isinstance(judge, JudgeSettings):
         the_judge, own_judge = _create_judge(judge), True
     else:
-        the_judge, own_judge = judge, False
+        the_judge, own_judge = ensure_judge(judge), False
     if info is None:
         info = RunInfo(cases_file=_describe(data, cases), pipeline=source.name)
     try:
@@ -289,10 +289,10 @@ async def aevaluate(
             min_scored_share=min_scored_share,
         )
     finally:
-        for obj, owned in ((source, own_pipeline), (the_judge, own_judge)):
-            close = getattr(obj, "aclose", None)
-            if owned and callable(close):
-                await close()
+        if own_pipeline:
+            await source.aclose()
+        if own_judge:
+            await the_judge.aclose()
     result.run.calibration = [
         note for note in calibration_notes(result.judge) if note.metric in chosen
     ]
@@ -302,7 +302,7 @@ async def aevaluate(
 def evaluate(
     data: Any,
     pipeline: Any = None,
-    judge: Judge | str | JudgeSettings = "local",
+    judge: Judge | MinimalJudge | str | JudgeSettings = "local",
     metrics: str | Iterable[str] | None = None,
     *,
     concurrency: int = 4,

@@ -28,7 +28,15 @@ from .agreement import (
     paired_difference,
     spearman,
 )
-from .judges.base import METRICS, Judge, JudgeFingerprint, MetricName, MetricResult
+from .judges.base import (
+    METRICS,
+    Judge,
+    JudgeFingerprint,
+    MetricName,
+    MetricResult,
+    MinimalJudge,
+    ensure_judge,
+)
 from .labels import LabelKind, LabelledCase, label_kind, labelled_metrics
 from .paths import cache_root
 from .ppi import PPIEstimate, ppi_mean
@@ -225,12 +233,12 @@ def note_line(note: CalibrationNote) -> str:
     return f"{note.metric} judge: {note.measure} {value}{ci} vs people on {note.n} cases"
 
 
-def decision_threshold(judge: object, metric: MetricName, default: float | None = None) -> float:
+def decision_threshold(judge: Judge, metric: MetricName, default: float | None = None) -> float:
     """The score at or above which `judge` says yes on `metric` (`decision_thresholds`)."""
     if default is not None:
         return default
-    declared = getattr(judge, "decision_thresholds", None)
-    if isinstance(declared, dict) and metric in declared:
+    declared = judge.decision_thresholds
+    if metric in declared:
         return float(declared[metric])
     return DEFAULT_THRESHOLD
 
@@ -359,7 +367,7 @@ def _scorings(
 
 async def calibrate_async(
     cases: Sequence[LabelledCase],
-    judge: Judge,
+    judge: Judge | MinimalJudge,
     *,
     metrics: Sequence[MetricName] | None = None,
     concurrency: int = 4,
@@ -373,6 +381,7 @@ async def calibrate_async(
     from .pipeline import PrecomputedPipeline
     from .runner import evaluate_async
 
+    judge = ensure_judge(judge)
     wanted = tuple(metrics) if metrics else labelled_metrics(cases)
     if not wanted:
         raise ConfigError("the labelled cases have no labels for the requested metrics")
@@ -402,16 +411,17 @@ async def calibrate_async(
     return calibration
 
 
-def calibrate(cases: Sequence[LabelledCase], judge: Judge, **kwargs: Any) -> Calibration:
+def calibrate(
+    cases: Sequence[LabelledCase], judge: Judge | MinimalJudge, **kwargs: Any
+) -> Calibration:
     """Synchronous wrapper of :func:`calibrate_async` (closes the judge afterwards)."""
+    the_judge = ensure_judge(judge)
 
     async def go() -> Calibration:
         try:
-            return await calibrate_async(cases, judge, **kwargs)
+            return await calibrate_async(cases, the_judge, **kwargs)
         finally:
-            close = getattr(judge, "aclose", None)
-            if callable(close):
-                await close()
+            await the_judge.aclose()
 
     return asyncio.run(go())
 

@@ -13,8 +13,8 @@ from typing import Any
 from ._exceptions import ConfigError, RunInterrupted
 from .cases import Case
 from .config import Settings, load_settings
-from .judges.base import METRICS, Judge, Lang, MetricName, Sample
-from .pipeline import Pipeline
+from .judges.base import METRICS, Judge, Lang, MetricName, MinimalJudge, Sample, ensure_judge
+from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline
 from .results import CaseResult, RunInfo, RunResult, prepare_out_dir, save_run
 
 
@@ -115,22 +115,20 @@ def build_judge(settings: Settings) -> Judge:
     return create_judge(settings.judge)
 
 
-async def _close(*objects: object) -> None:
-    for obj in objects:
-        close = getattr(obj, "aclose", None)
-        if callable(close):
-            await close()
+async def _close(pipeline: Pipeline, judge: Judge) -> None:
+    await pipeline.aclose()
+    await judge.aclose()
 
 
 def run_and_save(
     cases: list[Case],
-    pipeline: Pipeline,
+    pipeline: Pipeline | MinimalPipeline,
     settings: Settings,
     *,
     out_dir: Path | str,
     cases_file: str = "",
     pipeline_name: str | None = None,
-    judge: Judge | None = None,
+    judge: Judge | MinimalJudge | None = None,
     lang: Lang | None = None,
     repeats: int = 1,
     progress: bool = False,
@@ -146,10 +144,9 @@ def run_and_save(
     from .runner import evaluate_async
 
     out_dir = prepare_out_dir(out_dir, overwrite=overwrite)
-    judge = judge or build_judge(settings)
-    # `name` is part of the Pipeline protocol, but a duck-typed pipeline may lack it.
-    default_name: str = getattr(pipeline, "name", "")
-    info = RunInfo(cases_file=cases_file, pipeline=pipeline_name or default_name)
+    judge = ensure_judge(judge or build_judge(settings))
+    pipeline = ensure_pipeline(pipeline)  # a bare one gets the default timeout, name and aclose
+    info = RunInfo(cases_file=cases_file, pipeline=pipeline_name or pipeline.name)
 
     async def go(on_case: Callable[[CaseResult], None]) -> RunResult:
         try:
@@ -206,8 +203,9 @@ def estimate_run(
     from .runner import build_sample, case_lang
 
     judge = build_judge(settings)
-    estimate = getattr(judge, "estimate", None)
-    if not callable(estimate):
+    pipeline = ensure_pipeline(pipeline)
+    if judge.estimate([], metrics) is None:  # no paid calls: no need to run the pipeline
+        asyncio.run(_close(pipeline, judge))
         return None
 
     async def samples() -> list[Sample]:
@@ -225,7 +223,7 @@ def estimate_run(
             await _close(pipeline, judge)
         return out
 
-    return estimate(asyncio.run(samples()), metrics)
+    return judge.estimate(asyncio.run(samples()), metrics)
 
 
 def run_demo(

@@ -1,12 +1,14 @@
 """Adapters that turn a user's RAG pipeline into (contexts, answer) for each case.
 
-A :class:`Pipeline` is anything with a `name` and an `async run(case)`. Built in: a Python
+A :class:`Pipeline` has a `name`, an `async run(case)`, a `timeout` and an `async aclose()`
+(:class:`PipelineBase` gives the last two; an object with only `name` and `run` is adapted by
+:func:`ensure_pipeline`). Built in: a Python
 callable (:class:`CallablePipeline`, :func:`load_callable`), an HTTP endpoint
 (:class:`HttpPipeline`), a file of precomputed answers (:class:`AnswersFilePipeline`), and the
 eval file's own RAGAS-style answers (:class:`PrecomputedPipeline`). Every failure of the user's
 side becomes a :class:`PipelineError` naming the case and what was wrong.
 
-Each case gets a total deadline (:func:`run_case`, the pipeline's `timeout` attribute, else
+Each case gets a total deadline (:func:`run_case`, the pipeline's `timeout`, by default
 :data:`DEFAULT_TIMEOUT`); a case past it raises :class:`PipelineTimeout` and the run goes on.
 """
 
@@ -20,6 +22,7 @@ import inspect
 import os
 import sys
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
@@ -82,28 +85,94 @@ class PipelineOutput(BaseModel):
 
 
 @runtime_checkable
-class Pipeline(Protocol):
-    """A RAG pipeline under test.
+class MinimalPipeline(Protocol):
+    """The members a pipeline must have (all a pipeline needed before the full
+    :class:`Pipeline` contract was declared); :func:`ensure_pipeline` adapts one."""
 
-    It may also have a `timeout` attribute: the seconds one case may take in total (None for no
-    limit); without one, :data:`DEFAULT_TIMEOUT` applies (see :func:`run_case`).
+    name: str
+
+    async def run(self, case: Case) -> PipelineOutput: ...
+
+
+@runtime_checkable
+class Pipeline(Protocol):
+    """A RAG pipeline under test: everything ragmeter uses of one.
+
+    Subclass :class:`PipelineBase` for the defaults of `timeout` and `aclose`. An object with
+    only `name` and `run` (:class:`MinimalPipeline`) still works: ragmeter adapts it with
+    :func:`ensure_pipeline` where pipelines come in.
     """
 
     name: str
     """Shown in reports and stored with results."""
 
+    @property
+    def timeout(self) -> float | None:
+        """Seconds one case may take in total, enforced by :func:`run_case`; None for no
+        limit. :data:`DEFAULT_TIMEOUT` unless the pipeline has its own."""
+        ...
+
     async def run(self, case: Case) -> PipelineOutput:
         """Answer one case; raise :class:`PipelineError` on any failure."""
         ...
 
+    async def aclose(self) -> None:
+        """Release connections, threads, files; called once when the run ends."""
+        ...
 
-async def run_case(pipeline: Pipeline, case: Case) -> PipelineOutput:
-    """`pipeline.run(case)` under the pipeline's total deadline (its `timeout` attribute, else
+
+class PipelineBase(ABC):
+    """Base class of pipelines: implement `name` and `run`; `timeout` defaults to
+    :data:`DEFAULT_TIMEOUT` and `aclose` releases nothing."""
+
+    name: str
+    timeout: float | None = DEFAULT_TIMEOUT
+
+    @abstractmethod
+    async def run(self, case: Case) -> PipelineOutput:
+        """Answer one case; raise :class:`PipelineError` on any failure."""
+
+    async def aclose(self) -> None:  # noqa: B027 (a default, not abstract)
+        """Nothing to release."""
+
+
+class _AdaptedPipeline(PipelineBase):
+    """A :class:`MinimalPipeline` seen as a full :class:`Pipeline`: its own `timeout` and
+    `aclose` when it has them (as ragmeter used them before the contract was declared)."""
+
+    def __init__(self, inner: MinimalPipeline) -> None:
+        self.inner = inner
+        name = getattr(inner, "name", "")  # a duck-typed pipeline may lack it
+        self.name = name if isinstance(name, str) else ""
+        seconds = getattr(inner, "timeout", DEFAULT_TIMEOUT)
+        if seconds is not None and (
+            isinstance(seconds, bool) or not isinstance(seconds, int | float)
+        ):
+            seconds = DEFAULT_TIMEOUT  # a `timeout` attribute that means something else
+        self.timeout = seconds
+
+    async def run(self, case: Case) -> PipelineOutput:
+        return await self.inner.run(case)
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if callable(close):
+            await close()
+
+
+def ensure_pipeline(pipeline: Pipeline | MinimalPipeline) -> Pipeline:
+    """`pipeline` with the whole :class:`Pipeline` contract: itself when it subclasses
+    :class:`PipelineBase` or has every member, else wrapped so the members it lacks default."""
+    if isinstance(pipeline, PipelineBase | Pipeline):
+        return pipeline
+    return _AdaptedPipeline(pipeline)
+
+
+async def run_case(pipeline: Pipeline | MinimalPipeline, case: Case) -> PipelineOutput:
+    """`pipeline.run(case)` under the pipeline's total deadline (its `timeout`, else
     :data:`DEFAULT_TIMEOUT`); raises :class:`PipelineTimeout` when it passes."""
-    seconds = getattr(pipeline, "timeout", DEFAULT_TIMEOUT)
-    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int | float)):
-        seconds = DEFAULT_TIMEOUT  # a `timeout` attribute that means something else
-    return await within(seconds, pipeline.run(case))
+    pipeline = ensure_pipeline(pipeline)
+    return await within(pipeline.timeout, pipeline.run(case))
 
 
 def coerce_output(result: object, source: str) -> PipelineOutput:
@@ -172,7 +241,7 @@ def _text_hint(chunk: object) -> str:
     return ""
 
 
-class CallablePipeline:
+class CallablePipeline(PipelineBase):
     """A Python function `fn(question, history)`, sync or async, as a pipeline.
 
     `history` is a list of `{"role", "content"}` dicts, oldest first. Sync functions run in a
@@ -308,7 +377,7 @@ def load_callable(spec: str) -> Callable[..., Any]:
     return target
 
 
-class HttpPipeline:
+class HttpPipeline(PipelineBase):
     """A pipeline behind an HTTP endpoint.
 
     Each case is POSTed as JSON `{"id", "question", "history", "metadata"}`; the reply must be
@@ -403,7 +472,7 @@ class _AnswerRecord(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
-class AnswersFilePipeline:
+class AnswersFilePipeline(PipelineBase):
     """Answers computed beforehand, one record per case: `id`, `contexts`, `answer`.
 
     The file (.jsonl, .json, .yaml/.yml, .csv) is read and validated when the adapter is made,
@@ -463,7 +532,7 @@ class AnswersFilePipeline:
         """Nothing to release."""
 
 
-class PrecomputedPipeline:
+class PrecomputedPipeline(PipelineBase):
     """The eval file's own `contexts` and `answer` (RAGAS `retrieved_contexts`, `response`)."""
 
     name = "precomputed"

@@ -19,12 +19,14 @@ from .judges.base import (
     Lang,
     MetricName,
     MetricResult,
+    MinimalJudge,
     ReasonCode,
     Sample,
+    ensure_judge,
 )
 from .judges.rules import empty_answer_result
 from .limits import max_text_chars, oversize_reason
-from .pipeline import Pipeline, run_case
+from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline, run_case
 from .reasons import NO_RESULT, PIPELINE_ERROR, TOO_LONG, code_of, without_case_id
 from .redact import redact
 from .results import CaseResult, RunInfo, RunResult
@@ -177,8 +179,8 @@ needs more cases than the pipeline to keep its own call limit busy."""
 
 async def evaluate_async(
     cases: list[Case],
-    pipeline: Pipeline,
-    judge: Judge,
+    pipeline: Pipeline | MinimalPipeline,
+    judge: Judge | MinimalJudge,
     *,
     metrics: tuple[MetricName, ...] = METRICS,
     concurrency: int = 4,
@@ -197,8 +199,11 @@ async def evaluate_async(
     faithfulness and answer relevancy under every judge (`rules.empty_answer_result`).
     Raises :class:`JudgeUnavailable` as soon as the judge can judge nothing (the other cases
     are cancelled); the result's `health` says whether every metric was measured.
+    A pipeline or judge with only the minimal members is adapted (`ensure_pipeline`,
+    `ensure_judge`); neither is closed here.
     """
     started = time.perf_counter()
+    pipeline, judge = ensure_pipeline(pipeline), ensure_judge(judge)
     try:
         max_text_chars()  # a bad RAGMETER_MAX_TEXT_CHARS stops here, not once per case
     except ValueError as exc:
@@ -232,12 +237,10 @@ async def evaluate_async(
     info.seconds = round(time.perf_counter() - started, 3)
     info.ragmeter_version = __version__
     info.thresholds = dict(thresholds.items())  # keyed by str in RunInfo
-    judge_warning = getattr(judge, "warning", None)
-    if isinstance(judge_warning, str) and judge_warning:
-        info.warnings = [*info.warnings, *judge_warning.splitlines()]
-    stats: Callable[[], dict[str, Any]] | None = getattr(judge, "stats", None)
-    if callable(stats):
-        info.judge_stats = stats()
+    if warning := judge.warning:
+        info.warnings = [*info.warnings, *warning.splitlines()]
+    if stats := judge.stats():  # {}: no counters (the info's own, if any, stay)
+        info.judge_stats = stats
     return RunResult(
         judge=judge.fingerprint(),
         run=info,
@@ -248,6 +251,11 @@ async def evaluate_async(
     )
 
 
-def evaluate(cases: list[Case], pipeline: Pipeline, judge: Judge, **kwargs: Any) -> RunResult:
+def evaluate(
+    cases: list[Case],
+    pipeline: Pipeline | MinimalPipeline,
+    judge: Judge | MinimalJudge,
+    **kwargs: Any,
+) -> RunResult:
     """Synchronous wrapper of :func:`evaluate_async`."""
     return asyncio.run(evaluate_async(cases, pipeline, judge, **kwargs))

@@ -167,9 +167,7 @@ def _judge_labels(
                 on_case=on_case,
             )
         finally:
-            close = getattr(judge, "aclose", None)
-            if callable(close):
-                await close()
+            await judge.aclose()
 
     with run_progress(len(cases), judge, enabled=progress) as advance:
         return asyncio.run(go(advance))

@@ -16,6 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from ..judges.base import Judge
 from ..results import CaseResult
 
 
@@ -34,13 +35,12 @@ def _judge_line(stats: dict[str, Any]) -> str:
 
 @contextmanager
 def run_progress(
-    total: int, judge: object, *, enabled: bool = True
+    total: int, judge: Judge, *, enabled: bool = True
 ) -> Iterator[Callable[[CaseResult], None]]:
     """Yield a per-case callback that advances a progress bar on stderr."""
     if not enabled:
         yield lambda _case: None
         return
-    stats_fn = getattr(judge, "stats", None)
     progress = Progress(
         TextColumn("[bold]judging"),
         BarColumn(),
@@ -55,7 +55,7 @@ def run_progress(
         task = progress.add_task("cases", total=total, judge="")
 
         def advance(_case: CaseResult) -> None:
-            line = _judge_line(stats_fn()) if callable(stats_fn) else ""
+            line = _judge_line(judge.stats())
             progress.update(task, advance=1, judge=line)
 
         yield advance

@@ -8,14 +8,17 @@ from .base import (
     ClaimVerdict,
     Evidence,
     Judge,
+    JudgeBase,
     JudgeFingerprint,
     MetricName,
     MetricResult,
+    MinimalJudge,
     PointVerdict,
     ReasonCode,
     Sample,
     Span,
     Turn,
+    ensure_judge,
 )
 
 __all__ = [
@@ -26,12 +29,15 @@ __all__ = [
     "ClaimVerdict",
     "Evidence",
     "Judge",
+    "JudgeBase",
     "JudgeFingerprint",
     "MetricName",
     "MetricResult",
+    "MinimalJudge",
     "PointVerdict",
     "ReasonCode",
     "Sample",
     "Span",
     "Turn",
+    "ensure_judge",
 ]

@@ -33,6 +33,11 @@ class Similarity(Protocol):
 
     async def similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]: ...
 
+    def prefetch(self, lang: str = "en") -> None:
+        """Start loading whatever scoring `lang` needs, in the background (no-op when there is
+        nothing to load)."""
+        ...
+
 
 def cosine(a: list[float], b: list[float]) -> float:
     """Cosine of two dense vectors; 0 when either is all zeros."""
@@ -63,6 +68,9 @@ class BigramSimilarity:
 
     async def similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]:
         return [bigram_cosine(anchor, t) for t in texts]
+
+    def prefetch(self, lang: str = "en") -> None:
+        """Nothing to load."""
 
 
 class LocalSimilarity:
@@ -171,6 +179,9 @@ class EmbeddingClient:
     @property
     def name(self) -> str:
         return f"{self.model}@{redact(self.base_url or 'openai')}"  # in fingerprints: no password
+
+    def prefetch(self, lang: str = "en") -> None:
+        """Nothing to load: the endpoint embeds."""
 
     def _key(self, text: str) -> str:
         where = redact(self.base_url or "")  # no password in the cache, not even hashed

@@ -13,7 +13,7 @@ from ...llm.cost import CostTracker, Estimate, PriceTable
 from ...llm.embeddings import EmbeddingClient, LocalSimilarity, Similarity
 from ...llm.retry import RetryPolicy
 from ...llm.structured import StructuredCaller
-from ..base import METRICS, JudgeFingerprint, MetricName, MetricResult, Sample
+from ..base import METRICS, JudgeBase, JudgeFingerprint, MetricName, MetricResult, Sample
 from .config import LLMJudgeConfig
 from .context import JudgeContext
 from .estimate import estimate_run
@@ -33,7 +33,7 @@ METRIC_FUNCTIONS: dict[MetricName, MetricFn] = {
 }
 
 
-class OpenAIJudge:
+class OpenAIJudge(JudgeBase):
     """Judges samples with an LLM behind any OpenAI-compatible endpoint.
 
     Never raises for a case: a failed metric is unscored with the reason. ``stats()`` gives
@@ -144,9 +144,8 @@ class OpenAIJudge:
     async def judge(
         self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS
     ) -> dict[MetricName, MetricResult]:
-        prefetch = getattr(self.context.similarity, "prefetch", None)
-        if prefetch is not None and "answer_relevancy" in metrics:
-            prefetch(sample.lang)  # load the local model while the first calls are out
+        if "answer_relevancy" in metrics:  # load a local model while the first calls are out
+            self.context.similarity.prefetch(sample.lang)
         results = await asyncio.gather(*(self._one(sample, m) for m in metrics))
         return dict(zip(metrics, results, strict=True))
 

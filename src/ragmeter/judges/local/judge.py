@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._workers import WorkerPool
-from ..base import METRICS, JudgeFingerprint, MetricName, MetricResult, Sample
+from ..base import METRICS, JudgeBase, JudgeFingerprint, MetricName, MetricResult, Sample
 from .faithfulness import score_faithfulness
 from .precision import score_context_precision
 from .recall import score_context_recall
@@ -30,7 +30,7 @@ _SCORERS: dict[MetricName, Callable[[SampleView], MetricResult]] = {
 _UNSET: Any = object()
 
 
-class LocalJudge:
+class LocalJudge(JudgeBase):
     """Judges all four metrics offline, with no API key.
 
     English cases blend lexical evidence with MiniLM sentence similarity when the `embeddings`
