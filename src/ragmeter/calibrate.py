@@ -545,9 +545,9 @@ def calibration_notes(
     found = find_calibration(fingerprint, root)
     if found:
         return found.notes()
-    from .judges.local.reference import reference_notes
+    from .judges.local.reference import reference_headline
 
-    return reference_notes(fingerprint)
+    return [CalibrationNote.model_validate(note) for note in reference_headline(fingerprint)]
 
 
 def _reason(result: MetricResult) -> str:

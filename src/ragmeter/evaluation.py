@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,10 @@ from .config import Settings, load_settings
 from .judges.base import METRICS, Judge, Lang, MetricName, MinimalJudge, Sample, ensure_judge
 from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline
 from .results import CaseResult, RunInfo, RunResult, prepare_out_dir, save_run
+
+ProgressDisplay = Callable[[int, Judge], AbstractContextManager[Callable[[CaseResult], None]]]
+"""Shows a run's progress: called with the number of cases and the judge, it yields the
+callback each finished case is passed to (the CLI passes its progress bar)."""
 
 
 def resolve_settings(config: Path | str | None = None, **overrides: Any) -> Settings:
@@ -131,7 +136,7 @@ def run_and_save(
     judge: Judge | MinimalJudge | None = None,
     lang: Lang | None = None,
     repeats: int = 1,
-    progress: bool = False,
+    progress: ProgressDisplay | None = None,
     metrics: tuple[MetricName, ...] = METRICS,
     overwrite: bool = False,
 ) -> RunResult:
@@ -168,10 +173,8 @@ def run_and_save(
             await _close(pipeline, judge)
 
     try:
-        if progress:
-            from .cli.progress import run_progress
-
-            with run_progress(len(cases), judge) as advance:
+        if progress is not None:
+            with progress(len(cases), judge) as advance:
                 result = asyncio.run(go(advance))
         else:
             result = asyncio.run(go(lambda _case: None))
@@ -231,7 +234,7 @@ def run_demo(
     *,
     out_dir: Path | str = "ragmeter-out/demo",
     overrides: dict[str, Any] | None = None,
-    progress: bool = False,
+    progress: ProgressDisplay | None = None,
     judge: Judge | None = None,
     overwrite: bool = False,
 ) -> RunResult:

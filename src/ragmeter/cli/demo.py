@@ -46,6 +46,7 @@ def demo(
     """
     from ..evaluation import results_path, run_demo
     from .output import finish_run, print_report
+    from .progress import run_progress
 
     overrides = {
         "retrieval": retrieval.value if retrieval else None,
@@ -57,7 +58,7 @@ def demo(
             variant.value,
             out_dir=out,
             overrides={k: v for k, v in overrides.items() if v is not None},
-            progress=progress,
+            progress=run_progress if progress else None,
             overwrite=overwrite,
         )
     print_report(result, max_failures=max_failures)

@@ -122,6 +122,7 @@ def run(
     from ..cases import load_cases
     from ..pipeline import AnswersFilePipeline, Pipeline
     from .output import finish_run, print_dry_run, print_report
+    from .progress import run_progress
 
     with user_errors():
         chosen = parse_metrics(metrics, option="--metrics")
@@ -173,7 +174,7 @@ def run(
             cases_file=str(cases_path),
             lang=lang.value if lang else None,
             repeats=repeats,
-            progress=progress,
+            progress=run_progress if progress else None,
             metrics=chosen,
             overwrite=overwrite,
         )

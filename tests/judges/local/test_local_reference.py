@@ -11,7 +11,7 @@ from ragmeter.cases import Case
 from ragmeter.config import Settings
 from ragmeter.evaluation import run_and_save
 from ragmeter.judges.local import LocalJudge, LocalSettings
-from ragmeter.judges.local.reference import load_reference, reference_notes
+from ragmeter.judges.local.reference import load_reference, reference_headline
 from ragmeter.labels import LabelledCase
 from ragmeter.pipeline import PrecomputedPipeline
 from ragmeter.report.html import render_html
@@ -31,8 +31,9 @@ def embedded(minilm: Any) -> LocalJudge:
     return LocalJudge(embedder=minilm)
 
 
-def test_shipped_reference_was_measured_with_this_judge(embedded: LocalJudge) -> None:
-    notes = reference_notes(embedded.fingerprint())
+def test_shipped_reference_was_measured_with_this_judge(embedded: LocalJudge, tmp_path) -> None:
+    assert reference_headline(embedded.fingerprint())
+    notes = calibration_notes(embedded.fingerprint(), root=tmp_path)
     assert notes, STALE
     assert [n.metric for n in notes] == ["faithfulness", "answer_relevancy"]
     for note in notes:
@@ -50,9 +51,9 @@ def test_shipped_reference_was_measured_with_this_judge(embedded: LocalJudge) ->
 
 
 def test_reference_is_not_quoted_for_another_configuration(embedded: LocalJudge) -> None:
-    assert reference_notes(LocalJudge(embedder=None).fingerprint()) == []
+    assert reference_headline(LocalJudge(embedder=None).fingerprint()) == []
     tuned = LocalJudge(LocalSettings(support_threshold=0.7), embedder=embedded.store.embedder)
-    assert reference_notes(tuned.fingerprint()) == []
+    assert reference_headline(tuned.fingerprint()) == []
 
 
 def test_own_calibration_replaces_the_reference(embedded, tmp_path, monkeypatch) -> None:

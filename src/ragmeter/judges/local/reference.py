@@ -13,7 +13,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from ...results import CalibrationNote
 from ..base import JudgeFingerprint
 
 REFERENCE_FILE = "reference_agreement.json"
@@ -30,10 +29,11 @@ def load_reference() -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def reference_notes(fingerprint: JudgeFingerprint) -> list[CalibrationNote]:
-    """Headline notes for `fingerprint` if the reference was measured with that very judge
+def reference_headline(fingerprint: JudgeFingerprint) -> list[dict[str, Any]]:
+    """The headline figures (one `CalibrationNote` each, as plain data: the judge layer does
+    not depend on the results model) if the reference was measured with that very judge
     configuration (same model, settings and weights); [] otherwise."""
     reference = load_reference()
     if not reference or reference.get("judge_key") != fingerprint.key():
         return []
-    return [CalibrationNote.model_validate(note) for note in reference.get("headline", [])]
+    return list(reference.get("headline", []))
