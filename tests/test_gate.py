@@ -206,3 +206,51 @@ def test_cli_gate_closing_line_names_the_kind_of_failure(tmp_path):
     result = CliRunner().invoke(app, ["gate", str(tmp_path / "low")])
     assert result.exit_code == 1
     assert result.output.rstrip().endswith("FAILED: below a floor (see above)")
+
+
+def _rejudged_run():
+    """50 cases whose odd ones were judged s, s - 0.3, s (their mean is s - 0.1)."""
+    from factories import case, run
+
+    cases = []
+    for i in range(50):
+        s = 0.9
+        c = case(f"c{i:02d}", {"faithfulness": s})
+        c.repeats = {"faithfulness": [s, s - 0.3 * (i % 2), s]}
+        cases.append(c)
+    return run(cases)
+
+
+def test_the_report_and_the_gate_count_a_rejudged_case_the_same_way(tmp_path):
+    rejudged = _rejudged_run()
+    summary = rejudged.summary.metrics["faithfulness"]
+    floor = next(c for c in gate_run(rejudged).checks if c.kind == "floor")
+    assert summary.mean == pytest.approx(0.9 - 0.05)  # the mean of each case's judgements
+    assert floor.estimate == pytest.approx(summary.mean)
+    assert summary.n_failed == 0  # 0.8 per odd case, above the 0.7 threshold
+    save_run(rejudged, tmp_path)
+    assert load_run(tmp_path).summary.metrics["faithfulness"].mean == pytest.approx(0.85)
+
+
+def test_a_file_from_before_rejudged_cases_were_averaged_loads_rebuilt(tmp_path):
+    """Files written when the summary counted a re-judged case's first judgement still load;
+    their summary is rebuilt under the current rule (a tampered one is still refused)."""
+    import json
+
+    from ragmeter.summary import summarize_metric
+
+    rejudged = _rejudged_run()
+    legacy = summarize_metric(rejudged.cases, "faithfulness", 0.7, first_only=True)
+    rejudged.summary.metrics["faithfulness"] = legacy
+    rejudged.summary.by_category["normal"]["faithfulness"] = legacy.model_copy()
+    assert legacy.mean == pytest.approx(0.9)
+    save_run(rejudged, tmp_path)
+    loaded = load_run(tmp_path)
+    assert loaded.summary.metrics["faithfulness"].mean == pytest.approx(0.85)
+    assert loaded.summary.by_category["normal"]["faithfulness"].mean == pytest.approx(0.85)
+    path = tmp_path / "results.json"
+    data = json.loads(path.read_text())
+    data["summary"]["metrics"]["faithfulness"]["mean"] = 0.99  # neither rule gives this
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultsError, match=r"summary\.metrics\.faithfulness\."):
+        load_run(tmp_path)

@@ -123,10 +123,8 @@ def case_scores(run: RunResult, metric: MetricName, *, average_repeats: bool) ->
     """Each scored case's score on `metric` by id; the mean of its judgements when asked."""
     scores: dict[str, float] = {}
     for case in run.cases:
-        repeats = [s for s in case.repeats.get(metric, []) if s is not None]
-        if average_repeats and len(repeats) > 1:
-            scores[case.id] = sum(repeats) / len(repeats)
-        elif (score := case.score(metric)) is not None:
+        score = case.aggregate_score(metric) if average_repeats else case.score(metric)
+        if score is not None:
             scores[case.id] = score
     return scores
 

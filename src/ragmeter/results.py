@@ -71,6 +71,14 @@ class CaseResult(BaseModel):
         result = self.metrics.get(metric)
         return None if result is None else result.score
 
+    def aggregate_score(self, metric: MetricName) -> float | None:
+        """The case's score as summaries, failure counts and the gate count it: the mean of
+        its scored judgements when it was re-judged (`--repeats`), else its score."""
+        scored = [s for s in self.repeats.get(metric, []) if s is not None]
+        if len(scored) > 1:
+            return sum(scored) / len(scored)
+        return self.score(metric)
+
 
 class MetricSummary(BaseModel):
     """Aggregate of one metric over a run (or one category)."""
@@ -601,6 +609,16 @@ def _reconcile_metric(
             f"{stored.threshold} but run.thresholds.{metric} is {thresholds[metric]}",
         )
     expected = summarize_metric(cases, metric, stored.threshold, with_ci=False)
+    rejudged = any(len(c.repeats.get(metric, [])) > 1 for c in cases)
+    if rejudged and not _agrees(stored, expected):
+        # Written before re-judged cases counted with the mean of their judgements: accepted
+        # when it agrees with that older rule, then rebuilt under the current one.
+        legacy = summarize_metric(cases, metric, stored.threshold, with_ci=False, first_only=True)
+        if _agrees(stored, legacy):
+            rebuilt = summarize_metric(cases, metric, stored.threshold)
+            for name in type(rebuilt).model_fields:
+                setattr(stored, name, getattr(rebuilt, name))
+            return
     for name in ("n_scored", "n_unscored", "n_failed", "histogram"):
         if getattr(stored, name) != getattr(expected, name):
             raise refuse(f"{where}.{name}", _says(getattr(stored, name), getattr(expected, name)))
@@ -612,7 +630,7 @@ def _reconcile_metric(
     if not same_mean:
         raise refuse(f"{where}.mean", _says(stored.mean, expected.mean))
     if stored.ci is not None:
-        scores = [s for c in cases if (s := c.score(metric)) is not None]
+        scores = [s for c in cases if (s := c.aggregate_score(metric)) is not None]
         low, high = stored.ci
         if len(scores) < 2:
             raise refuse(
@@ -625,6 +643,18 @@ def _reconcile_metric(
                 f"to {max(scores)}",
             )
     stored.unscored_reasons = expected.unscored_reasons
+
+
+def _agrees(stored: MetricSummary, expected: MetricSummary) -> bool:
+    """Whether a stored metric summary has the counts, histogram and mean of `expected`."""
+    if any(
+        getattr(stored, name) != getattr(expected, name)
+        for name in ("n_scored", "n_unscored", "n_failed", "histogram")
+    ):
+        return False
+    if stored.mean is None or expected.mean is None:
+        return stored.mean is expected.mean
+    return math.isclose(stored.mean, expected.mean, rel_tol=1e-9, abs_tol=1e-12)
 
 
 def _says(stored: Any, expected: Any) -> str:

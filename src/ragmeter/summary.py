@@ -47,9 +47,12 @@ def summarize_metric(
     threshold: float | None = None,
     *,
     with_ci: bool = True,
+    first_only: bool = False,
 ) -> MetricSummary:
     """Mean, interval, counts and distribution of one metric over `cases` (without the
-    bootstrap interval, the slow part, when not `with_ci`).
+    bootstrap interval, the slow part, when not `with_ci`). A re-judged case counts with the
+    mean of its judgements (`CaseResult.aggregate_score`), as the gate counts it; `first_only`
+    counts its first judgement (how files written before that rule were summarised).
 
     Unscored results are counted by cause (their reason without the case id), the
     :data:`MAX_REASONS` most common and every by-design one by name, the rest per code."""
@@ -59,11 +62,13 @@ def summarize_metric(
         result = case.metrics.get(metric)
         if result is None:
             causes[("not_judged", NOT_JUDGED)] += 1
-        elif result.score is None:
+            continue
+        value = result.score if first_only else case.aggregate_score(metric)
+        if value is None:
             cause = without_case_id(result.unscored_reason or "unscored", case.id)
             causes[(unscored_code(result), cause)] += 1
         else:
-            scores.append(result.score)
+            scores.append(value)
     return MetricSummary(
         mean=mean(scores),
         ci=bootstrap_ci(scores) if with_ci else None,
@@ -183,5 +188,5 @@ def group_unscored(
 
 def failed_cases(cases: list[CaseResult], metric: MetricName, threshold: float) -> list[CaseResult]:
     """Scored cases below `threshold` on `metric`, worst first."""
-    scored = [c for c in cases if (s := c.score(metric)) is not None and s < threshold]
-    return sorted(scored, key=lambda c: (c.score(metric), c.id))
+    scored = [c for c in cases if (s := c.aggregate_score(metric)) is not None and s < threshold]
+    return sorted(scored, key=lambda c: (c.aggregate_score(metric), c.id))

@@ -37,12 +37,12 @@ def worst_failures(
     keys: list[tuple[float, int, str, int]] = []
     for index, case in enumerate(run.cases):
         for metric in metrics:
-            result = case.metrics.get(metric)
+            score = case.aggregate_score(metric)  # re-judged: the mean, as the summary counts
             threshold = run.run.thresholds.get(metric)
-            if result is None or result.score is None or threshold is None:
+            if score is None or threshold is None:
                 continue
-            if result.score < threshold:
-                keys.append((result.score, order[metric], case.id, index))
+            if score < threshold:
+                keys.append((score, order[metric], case.id, index))
     total = len(keys)
     shown = sorted(keys) if limit is None else heapq.nsmallest(max(0, limit), keys)
     failures = []
