@@ -124,9 +124,10 @@ def paired_scores(
     metric: MetricName,
     *,
     ids: set[str] | None = None,
-    average_repeats: bool = False,
+    average_repeats: bool = True,
 ) -> tuple[list[str], list[float], list[float]]:
-    """(ids, base scores, new scores) for the cases scored in both runs, new's order."""
+    """(ids, base scores, new scores) for the cases scored in both runs, new's order; a
+    re-judged case with the mean of its judgements unless `average_repeats` is False."""
     b = case_scores(base, metric, average_repeats=average_repeats)
     n = case_scores(new, metric, average_repeats=average_repeats)
     keep = [i for i in n if i in b and (ids is None or i in ids)]
@@ -223,7 +224,7 @@ def compare_runs(
     for case_id in (i for i in new_by_id if i in paired):
         old, cur = base_by_id[case_id], new_by_id[case_id]
         for metric in metrics:
-            before, after = old.score(metric), cur.score(metric)
+            before, after = old.aggregate_score(metric), cur.aggregate_score(metric)
             if before is None or after is None or abs(after - before) < min_delta:
                 continue
             worse = after < before
