@@ -66,3 +66,15 @@ def test_reports_of_a_partial_run_show_only_the_judged_metrics():
     page = render_html(partial)
     assert '"metrics": ["faithfulness"]' in page or '"metrics":["faithfulness"]' in page
     assert "failing context_recall" not in page
+
+
+def test_long_pipeline_names_are_cut_between_words_in_markdown():
+    from ragmeter.report.markdown import md_code
+
+    name = "demo baseline (retrieval=bm25, top_k=4, chunk_size=400, rerank=none, model=extractive)"
+    shown = md_code(name)
+    assert shown.startswith("`demo baseline") and shown.endswith("…`")
+    assert len(shown) <= 82
+    kept = shown.strip("`").removesuffix("…")
+    assert name.startswith(kept) and name[len(kept)] in " ,"  # cut between words
+    assert md_code("short `name`") == "`short 'name'`"

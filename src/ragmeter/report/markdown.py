@@ -33,8 +33,13 @@ def md_escape(text: str, limit: int | None = None) -> str:
 
 
 def md_code(text: str, limit: int = 80) -> str:
-    """User text as an inline code span (backticks cannot close it)."""
-    text = " ".join(text.split())[:limit].replace("`", "'")
+    """User text as an inline code span (backticks cannot close it), cut at a word boundary
+    with an ellipsis when it is longer than `limit`."""
+    text = " ".join(text.split()).replace("`", "'")
+    if len(text) > limit:
+        cut = text[: limit - 1]
+        space = cut.rfind(" ", limit // 2)
+        text = (cut[:space] if space > 0 else cut).rstrip(" ,;") + "…"
     return f"`{text}`"
 
 
