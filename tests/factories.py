@@ -101,3 +101,22 @@ def uniform_run(
         row = {m: (v if isinstance(v, float | int) else v[i]) for m, v in scores.items()}
         cases.append(case(f"c{i:03d}", row, category=categories[i % len(categories)]))
     return run(cases, judge_fp=judge_fp)
+
+
+# Two answered cases in RAGAS's column names (one faithful, one not).
+RAGAS_ROWS = [
+    {
+        "user_input": "How long are deleted notes kept?",
+        "retrieved_contexts": [
+            "Deleted notes stay in the trash for 30 days, then they are erased."
+        ],
+        "response": "Deleted notes stay in the trash for 30 days.",
+        "reference": "Deleted notes are kept in the trash for 30 days.",
+    },
+    {
+        "user_input": "Can I export notes to PDF?",
+        "retrieved_contexts": ["Notes can be exported as Markdown or HTML files."],
+        "response": "Yes, notes can be exported to PDF and Word.",
+        "reference": "No: notes export as Markdown or HTML only.",
+    },
+]

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 import ragmeter
+from factories import RAGAS_ROWS
 from ragmeter import Case, CaseFileError, ConfigError
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
 from ragmeter.pipeline import PrecomputedPipeline
@@ -19,22 +20,6 @@ from ragmeter.pipeline import PrecomputedPipeline
 HAS_PANDAS = importlib.util.find_spec("pandas") is not None
 needs_pandas = pytest.mark.skipif(not HAS_PANDAS, reason="pandas is not installed")
 
-RAGAS_ROWS = [
-    {
-        "user_input": "How long are deleted notes kept?",
-        "retrieved_contexts": [
-            "Deleted notes stay in the trash for 30 days, then they are erased."
-        ],
-        "response": "Deleted notes stay in the trash for 30 days.",
-        "reference": "Deleted notes are kept in the trash for 30 days.",
-    },
-    {
-        "user_input": "Can I export notes to PDF?",
-        "retrieved_contexts": ["Notes can be exported as Markdown or HTML files."],
-        "response": "Yes, notes can be exported to PDF and Word.",
-        "reference": "No: notes export as Markdown or HTML only.",
-    },
-]
 
 
 class EchoJudge:

@@ -6,26 +6,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from factories import RAGAS_ROWS
 from ragmeter.cli import app
 
 runner = CliRunner()
 
-RAGAS_ROWS = [
-    {
-        "user_input": "How long are deleted notes kept?",
-        "retrieved_contexts": [
-            "Deleted notes stay in the trash for 30 days, then they are erased."
-        ],
-        "response": "Deleted notes stay in the trash for 30 days.",
-        "reference": "Deleted notes are kept in the trash for 30 days.",
-    },
-    {
-        "user_input": "Can I export notes to PDF?",
-        "retrieved_contexts": ["Notes can be exported as Markdown or HTML files."],
-        "response": "Yes, notes can be exported to PDF and Word.",
-        "reference": "No: notes export as Markdown or HTML only.",
-    },
-]
 
 
 def invoke(*args):
