@@ -609,26 +609,20 @@ def _reconcile_metric(
             f"{stored.threshold} but run.thresholds.{metric} is {thresholds[metric]}",
         )
     expected = summarize_metric(cases, metric, stored.threshold, with_ci=False)
+    differs = _difference(stored, expected)
     rejudged = any(len(c.repeats.get(metric, [])) > 1 for c in cases)
-    if rejudged and not _agrees(stored, expected):
+    if differs and rejudged:
         # Written before re-judged cases counted with the mean of their judgements: accepted
         # when it agrees with that older rule, then rebuilt under the current one.
         legacy = summarize_metric(cases, metric, stored.threshold, with_ci=False, first_only=True)
-        if _agrees(stored, legacy):
+        if _difference(stored, legacy) is None:
             rebuilt = summarize_metric(cases, metric, stored.threshold)
             for name in type(rebuilt).model_fields:
                 setattr(stored, name, getattr(rebuilt, name))
             return
-    for name in ("n_scored", "n_unscored", "n_failed", "histogram"):
-        if getattr(stored, name) != getattr(expected, name):
-            raise refuse(f"{where}.{name}", _says(getattr(stored, name), getattr(expected, name)))
-    same_mean = (stored.mean is None) == (expected.mean is None) and (
-        stored.mean is None
-        or expected.mean is None
-        or math.isclose(stored.mean, expected.mean, rel_tol=1e-9, abs_tol=1e-12)
-    )
-    if not same_mean:
-        raise refuse(f"{where}.mean", _says(stored.mean, expected.mean))
+    if differs:
+        found, wanted = getattr(stored, differs), getattr(expected, differs)
+        raise refuse(f"{where}.{differs}", _says(found, wanted))
     if stored.ci is not None:
         scores = [s for c in cases if (s := c.aggregate_score(metric)) is not None]
         low, high = stored.ci
@@ -645,16 +639,16 @@ def _reconcile_metric(
     stored.unscored_reasons = expected.unscored_reasons
 
 
-def _agrees(stored: MetricSummary, expected: MetricSummary) -> bool:
-    """Whether a stored metric summary has the counts, histogram and mean of `expected`."""
-    if any(
-        getattr(stored, name) != getattr(expected, name)
-        for name in ("n_scored", "n_unscored", "n_failed", "histogram")
-    ):
-        return False
+def _difference(stored: MetricSummary, expected: MetricSummary) -> str | None:
+    """The first of the counts, histogram and mean where a stored metric summary differs from
+    `expected`, or None when it agrees."""
+    for name in ("n_scored", "n_unscored", "n_failed", "histogram"):
+        if getattr(stored, name) != getattr(expected, name):
+            return name
     if stored.mean is None or expected.mean is None:
-        return stored.mean is expected.mean
-    return math.isclose(stored.mean, expected.mean, rel_tol=1e-9, abs_tol=1e-12)
+        return None if stored.mean is expected.mean else "mean"
+    same = math.isclose(stored.mean, expected.mean, rel_tol=1e-9, abs_tol=1e-12)
+    return None if same else "mean"
 
 
 def _says(stored: Any, expected: Any) -> str:

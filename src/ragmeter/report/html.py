@@ -342,7 +342,7 @@ def render_html(
         for f in diag.findings
     )
     n_cases = counted(run.summary.n_cases, "case")
-    spend = [spend_line(run)] if spend_line(run) else []
+    spend = [line for line in [spend_line(run)] if line]
     trust = "".join(f"<li>{escape(line)}</li>" for line in [*spend, *calibration_lines(run)])
     warnings = "".join(f'<div class="banner warn">{escape(w)}</div>' for w in run.run.warnings)
     if run.summary.n_pipeline_errors:

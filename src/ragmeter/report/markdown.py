@@ -134,7 +134,7 @@ def render_markdown(
         "",
     ]
     # Our own wording, with strings read back from results.json (a file anyone may edit).
-    spend = [spend_line(run)] if spend_line(run) else []
+    spend = [line for line in [spend_line(run)] if line]
     lines += [*(f"- {no_mentions(line)}" for line in [*spend, *calibration_lines(run)]), ""]
     for warning in run.run.warnings:
         lines.append(f"> ⚠️ {md_escape(warning)}")
