@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from runtime import build_sequence
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "train"
 LANG_WEIGHT = {"en": 0.6, "zh": 0.4}
@@ -123,11 +124,8 @@ def best_window(claim: str, premise: str, tokenizer, budget: int) -> list[int]:
 
 
 def encode_pair(claim_ids: list[int], evidence_ids: list[int]) -> list[int]:
-    """`<s> claim </s></s> evidence </s>`: the claim first and kept whole (up to 64 tokens),
-    the evidence cut to what fits. ragmeter's runtime builds the same sequence."""
-    claim_ids = claim_ids[:CLAIM_TOKENS]
-    room = MAX_TOKENS - len(claim_ids) - 4
-    return [0, *claim_ids, 2, 2, *evidence_ids[:room], 2]
+    """`<s> claim </s></s> evidence </s>` with this training's lengths (runtime.py builds it)."""
+    return build_sequence(claim_ids, evidence_ids, CLAIM_TOKENS, MAX_TOKENS)
 
 
 def encode(p: Pair, tokenizer) -> list[int]:

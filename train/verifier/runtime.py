@@ -18,6 +18,17 @@ from typing import Any
 BOS, EOS, PAD = 0, 2, 1
 
 
+def build_sequence(
+    claim_ids: list[int], evidence_ids: list[int], claim_tokens: int, max_tokens: int
+) -> list[int]:
+    """`<s> claim </s></s> evidence </s>`: the claim first, cut to `claim_tokens`, the
+    evidence to what fits in `max_tokens`. Training (data.encode_pair) and this runtime both
+    build their sequences here, so the two cannot drift apart."""
+    claim_ids = claim_ids[:claim_tokens]
+    room = max_tokens - len(claim_ids) - 4
+    return [BOS, *claim_ids, EOS, EOS, *evidence_ids[:room], EOS]
+
+
 class Verifier:
     """Scores (claim, evidence) pairs; the sequence is built exactly as in training:
     `<s> claim </s></s> evidence </s>`, the claim cut to `claim_tokens`, the evidence to
@@ -49,10 +60,12 @@ class Verifier:
         return str(self.meta["version"])
 
     def encode(self, claim: str, evidence: str) -> list[int]:
-        claim_ids = self.tokenizer.encode(claim).ids[: self.claim_tokens]
-        room = self.max_tokens - len(claim_ids) - 4
-        evidence_ids = self.tokenizer.encode(evidence).ids[:room]
-        return [BOS, *claim_ids, EOS, EOS, *evidence_ids, EOS]
+        return build_sequence(
+            self.tokenizer.encode(claim).ids,
+            self.tokenizer.encode(evidence).ids,
+            self.claim_tokens,
+            self.max_tokens,
+        )
 
     def probabilities(self, pairs: Sequence[tuple[str, str]], batch: int = 32) -> list[float]:
         """P(supported) for each (claim, evidence) pair, batched by length."""
