@@ -106,6 +106,20 @@ async def test_claims_times_windows_evidence_first_scored_by_p_yes(tmp_path):
     assert "verifier_prompts" in fingerprint.params
 
 
+@pytest.mark.parametrize("seed", range(4))
+async def test_a_tie_names_the_first_window_whichever_reply_comes_back_first(tmp_path, seed):
+    # replies come back in a random order: a claim No at 0.8 in every window is tied
+    # everywhere, and its evidence must still be the first window, not the first reply
+    def jitter(rng):
+        return rng.uniform(0.0, 0.03)
+
+    with FakeOpenAI(Smart(), confidence=confidence, latency=jitter, seed=seed) as server:
+        judge = build_llm_judge(config(server, tmp_path / "a.db"))
+        result = (await judge.judge(SAMPLE, ("faithfulness",)))["faithfulness"]
+        await judge.aclose()
+    assert [c.chunk_index for c in result.evidence.claims] == [0, 1, 0]
+
+
 async def test_zero_one_score_unless_graded_and_a_rerun_makes_no_calls(tmp_path):
     with FakeOpenAI(Smart(), confidence=confidence) as server:
         for _ in range(2):

@@ -168,7 +168,7 @@ async def verify_claims(
                 continue
             p, graded = read
             current = best[c]
-            if current.probability is None or p > current.probability:
+            if current.probability is None or _better(p, chunk_index, span, current):
                 best[c] = Support(p, graded and current.graded, chunk_index, span)
             elif not graded:
                 current.graded = False
@@ -183,6 +183,16 @@ async def verify_claims(
         if isinstance(outcome, BaseException):
             raise outcome
     return best
+
+
+def _better(p: float, chunk_index: int, span: Span, current: Support) -> bool:
+    """Whether a window beats the claim's best so far: a higher P, or an equal P in an
+    earlier window, so the evidence named does not depend on which reply came back first."""
+    assert current.probability is not None and current.chunk_index is not None
+    assert current.span is not None
+    if p != current.probability:
+        return p > current.probability
+    return (chunk_index, span.start) < (current.chunk_index, current.span.start)
 
 
 def _score(supports: list[Support], graded: bool) -> float:
