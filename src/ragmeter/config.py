@@ -7,10 +7,12 @@ read from the file: it names the environment variable that holds them.
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 
 from ._exceptions import ConfigError, describe_validation_error
 from .judges.base import MetricName
@@ -153,3 +155,94 @@ def load_settings(path: str | Path | None = None) -> Settings:
         return Settings.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{file}: {describe_validation_error(exc)}") from exc
+
+
+@dataclass(frozen=True, kw_only=True)
+class SettingsOverrides:
+    """Command-line options that override the config file; None (False for `no_cache`) is
+    "not given", so the file or the default stands."""
+
+    judge: str | None = None
+    """`--judge`: the judge kind (`[judge] kind`)."""
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    cache_dir: str | None = None
+    no_cache: bool = False
+    """`--no-cache`: neither read nor write the LLM call cache (wins over `cache_dir`)."""
+    max_cost: float | None = None
+    generator_model: str | None = None
+    model_path: str | None = None
+    threads: int | None = None
+    ctx_size: int | None = None
+    parallel: int | None = None
+    concurrency: int | None = None
+    """`--concurrency`: cases at once (top-level `concurrency`)."""
+    min_scored_share: float | None = None
+    """`--min-scored` (top-level `min_scored_share`)."""
+
+
+_OPTION_NAMES = {"judge": "--judge", "min_scored_share": "--min-scored"}
+"""Options whose name is not the field's with dashes."""
+
+_TOP_LEVEL = ("concurrency", "min_scored_share")
+"""Overrides of `Settings` itself; the others are `[judge]` keys."""
+
+
+def option_name(field: str) -> str:
+    """The command-line option of an override field: `base_url` → `--base-url`."""
+    return _OPTION_NAMES.get(field, "--" + field.replace("_", "-"))
+
+
+def apply_overrides(settings: Settings, overrides: SettingsOverrides) -> Settings:
+    """`settings` with the options given in `overrides`, each checked as the config key is;
+    a bad value is a one-line :class:`ConfigError` naming the option."""
+    given = {
+        f.name: value
+        for f in fields(overrides)
+        if (value := getattr(overrides, f.name)) is not None and f.name != "no_cache"
+    }
+    judge_updates = {
+        ("kind" if key == "judge" else key): value
+        for key, value in given.items()
+        if key not in _TOP_LEVEL
+    }
+    if "concurrency" in given:  # for now one option sets both
+        judge_updates["concurrency"] = given["concurrency"]
+    if overrides.no_cache:
+        judge_updates["cache_dir"] = ""  # an empty cache_dir is how --no-cache is spelled
+    try:
+        judge = JudgeSettings.model_validate(
+            {**settings.judge.model_dump(exclude_unset=True), **judge_updates}
+        )
+        if overrides.judge is None and judge.kind == "local" and judge.base_url and judge.model:
+            judge.kind = "openai"
+        top = {key: given[key] for key in _TOP_LEVEL if key in given}
+        return Settings.model_validate(
+            {
+                **settings.model_dump(exclude_unset=True, exclude={"judge", "gate"}),
+                **top,
+                "judge": judge,  # instances are kept as they are, not validated again
+                "gate": settings.gate,
+            }
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = "judge" if error["loc"][0] == "kind" else str(error["loc"][0])
+        value = given.get(field)
+        raise ConfigError(f"{option_name(field)} {value}: {_plain(error)}") from None
+
+
+def _plain(error: ErrorDetails) -> str:
+    """A pydantic error as a short phrase: `must be at least 1`."""
+    bounds = {
+        "greater_than_equal": ("ge", "must be at least {}"),
+        "greater_than": ("gt", "must be more than {}"),
+        "less_than_equal": ("le", "must be at most {}"),
+        "less_than": ("lt", "must be less than {}"),
+    }
+    if error["type"] in bounds and "ctx" in error:
+        key, phrase = bounds[error["type"]]
+        return phrase.format(error["ctx"][key])
+    message = error["msg"]
+    return message[:1].lower() + message[1:]

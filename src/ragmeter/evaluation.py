@@ -13,7 +13,7 @@ from typing import Any
 
 from ._exceptions import ConfigError, RunInterrupted
 from .cases import Case
-from .config import Settings, load_settings
+from .config import Settings, SettingsOverrides, apply_overrides, load_settings
 from .judges.base import METRICS, Judge, Lang, MetricName, MinimalJudge, Sample, ensure_judge
 from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline
 from .results import CaseResult, RunInfo, RunResult, prepare_out_dir, save_run
@@ -23,39 +23,13 @@ ProgressDisplay = Callable[[int, Judge], AbstractContextManager[Callable[[CaseRe
 callback each finished case is passed to (the CLI passes its progress bar)."""
 
 
-def resolve_settings(config: Path | str | None = None, **overrides: Any) -> Settings:
-    """Settings from the config file with command-line `overrides` (None = not given)."""
+def resolve_settings(
+    config: Path | str | None = None, overrides: SettingsOverrides | None = None
+) -> Settings:
+    """Settings from the config file (`config`, or the nearest one) with the command-line
+    `overrides` applied."""
     settings = load_settings(config)
-    judge = settings.judge.model_copy()
-    for key in (
-        "model",
-        "base_url",
-        "api_key_env",
-        "cache_dir",
-        "max_cost",
-        "generator_model",
-        "model_path",
-        "threads",
-        "ctx_size",
-        "parallel",
-    ):
-        if overrides.get(key) is not None:
-            setattr(judge, key, overrides[key])
-    if overrides.get("judge") is not None:
-        judge.kind = overrides["judge"]
-    elif judge.kind == "local" and (judge.base_url or overrides.get("base_url")) and judge.model:
-        judge.kind = "openai"
-    if overrides.get("concurrency") is not None:
-        if overrides["concurrency"] < 1:
-            raise ConfigError(f"--concurrency {overrides['concurrency']}: must be at least 1")
-        judge.concurrency = overrides["concurrency"]
-        settings.concurrency = overrides["concurrency"]
-    if overrides.get("no_cache"):
-        judge.cache_dir = ""
-    if overrides.get("min_scored_share") is not None:
-        settings.min_scored_share = overrides["min_scored_share"]
-    settings.judge = judge
-    return settings
+    return apply_overrides(settings, overrides) if overrides is not None else settings
 
 
 def results_path(out: Path | str) -> Path:

@@ -218,7 +218,9 @@ def ragmeter_run(
     from . import evaluation
     from .cases import load_cases
 
-    settings = evaluation.resolve_settings(opts.config, judge=opts.judge)
+    settings = evaluation.resolve_settings(
+        opts.config, evaluation.SettingsOverrides(judge=opts.judge)
+    )
     cases = load_cases(opts.cases)
     pipeline = evaluation.build_pipeline(cases, pipeline=opts.pipeline)
     out = Path(opts.results) if opts.results else tmp_path_factory.mktemp("ragmeter")

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..calibrate import Calibration
+    from ..config import SettingsOverrides
     from ..judges.base import MetricName
     from ..results import CaseResult
 
@@ -77,6 +78,7 @@ def calibrate(
     every verdict carries P(supported), the other scoring of the same verdicts is measured too.
     """
     from .. import calibrate as cal
+    from ..config import SettingsOverrides
     from ..judges.base import METRICS
 
     bad = [m for m in metric or [] if m not in METRICS]
@@ -105,15 +107,15 @@ def calibrate(
                 threshold=threshold,
                 worst=worst,
                 progress=progress and not json_out,
-                settings_args={
-                    "judge": judge,
-                    "model": model,
-                    "base_url": base_url,
-                    "api_key_env": api_key_env,
-                    "concurrency": concurrency,
-                    "cache_dir": str(cache_dir) if cache_dir else None,
-                    "no_cache": no_cache,
-                },
+                overrides=SettingsOverrides(
+                    judge=judge,
+                    model=model,
+                    base_url=base_url,
+                    api_key_env=api_key_env,
+                    concurrency=concurrency,
+                    cache_dir=str(cache_dir) if cache_dir else None,
+                    no_cache=no_cache,
+                ),
                 config=config,
             )
             out_dir = out or Path("ragmeter-out/calibration")
@@ -140,7 +142,7 @@ def _judge_labels(
     threshold: float | None,
     worst: int,
     progress: bool,
-    settings_args: dict[str, object],
+    overrides: SettingsOverrides,
     config: Path | None,
 ) -> Calibration:
     import asyncio
@@ -150,7 +152,7 @@ def _judge_labels(
     from ..labels import load_labelled_cases
     from .progress import run_progress
 
-    settings = api.resolve_settings(config, **settings_args)
+    settings = api.resolve_settings(config, overrides)
     cases = load_labelled_cases(labels)
     judge = api.build_judge(settings)
 

@@ -120,6 +120,7 @@ def run(
     from ..answers import answers_as_eval_set, check_answers_match
     from ..api import parse_metrics
     from ..cases import load_cases
+    from ..config import SettingsOverrides
     from ..pipeline import AnswersFilePipeline, Pipeline
     from .output import finish_run, print_dry_run, print_report
     from .progress import run_progress
@@ -128,20 +129,22 @@ def run(
         chosen = parse_metrics(metrics, option="--metrics")
         settings = api.resolve_settings(
             config,
-            judge=judge,
-            model=model,
-            base_url=base_url,
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            cache_dir=str(cache_dir) if cache_dir else None,
-            no_cache=no_cache,
-            max_cost=max_cost,
-            generator_model=generator_model,
-            model_path=str(model_path) if model_path else None,
-            threads=threads,
-            ctx_size=ctx_size,
-            parallel=parallel,
-            min_scored_share=min_scored,
+            SettingsOverrides(
+                judge=judge,
+                model=model,
+                base_url=base_url,
+                api_key_env=api_key_env,
+                concurrency=concurrency,
+                cache_dir=str(cache_dir) if cache_dir else None,
+                no_cache=no_cache,
+                max_cost=max_cost,
+                generator_model=generator_model,
+                model_path=str(model_path) if model_path else None,
+                threads=threads,
+                ctx_size=ctx_size,
+                parallel=parallel,
+                min_scored_share=min_scored,
+            ),
         )
         cases_path = cases or (Path(settings.cases) if settings.cases else None)
         source: Pipeline
