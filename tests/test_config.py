@@ -76,3 +76,75 @@ def test_a_bad_value_is_one_line_naming_the_option(config, overrides, message):
     with pytest.raises(ConfigError) as caught:
         resolve_settings(config, overrides)
     assert str(caught.value) == message
+
+
+# --- no silent judge switch -------------------------------------------------------------------
+
+
+def _toml(tmp_path, text, name="ragmeter.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_llm_keys_in_the_file_with_no_kind_are_an_error_saying_what_to_add(tmp_path):
+    path = _toml(tmp_path, '[judge]\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\n')
+    with pytest.raises(ConfigError) as caught:
+        resolve_settings(path)
+    assert str(caught.value) == (
+        "[judge] model and [judge] base_url are set but no judge kind is: the default judge, "
+        f'local, would ignore them; add kind = "openai" under [judge] in {path}, or pass '
+        "--judge openai (--judge local keeps the local judge)"
+    )
+
+
+def test_in_pyproject_the_table_is_named_as_written_there(tmp_path):
+    path = _toml(tmp_path, '[tool.ragmeter.judge]\nmodel = "m"\n', name="pyproject.toml")
+    with pytest.raises(
+        ConfigError,
+        match=r"^\[tool\.ragmeter\.judge\] model is set .* would "
+        r'ignore it; add kind = "openai" under \[tool\.ragmeter\.judge\] in ',
+    ):
+        resolve_settings(path)
+
+
+def test_llm_options_with_no_judge_are_an_error_naming_the_options(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no config file
+    with pytest.raises(ConfigError) as caught:
+        resolve_settings(None, SettingsOverrides(model="m", base_url="http://127.0.0.1:9/v1"))
+    assert str(caught.value) == (
+        "--model and --base-url are set but no judge kind is: the default judge, local, would "
+        "ignore them; pass --judge openai (--judge local keeps the local judge)"
+    )
+
+
+def test_a_model_file_points_to_the_llama_judge(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=r"^--model-path is set .*; pass --judge llama "):
+        resolve_settings(None, SettingsOverrides(model_path="judge.gguf"))
+
+
+def test_an_option_on_top_of_a_file_without_kind_names_both(tmp_path):
+    path = _toml(tmp_path, '[judge]\nmodel = "m"\n')
+    with pytest.raises(ConfigError, match=r"^\[judge\] model and --base-url are set .* add kind"):
+        resolve_settings(path, SettingsOverrides(base_url="http://127.0.0.1:9/v1"))
+
+
+def test_a_kind_named_anywhere_is_used_as_named(tmp_path):
+    no_kind = _toml(tmp_path, '[judge]\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\n')
+    assert resolve_settings(no_kind, SettingsOverrides(judge="openai")).judge.kind == "openai"
+    # --judge local over an LLM judge's file: the local judge, as asked, not a switch
+    assert resolve_settings(no_kind, SettingsOverrides(judge="local")).judge.kind == "local"
+    local = _toml(tmp_path, '[judge]\nkind = "local"\nmodel = "m"\n', name="local.toml")
+    assert resolve_settings(local).judge.kind == "local"
+
+
+def test_python_judge_settings_with_no_kind_are_refused_too():
+    import ragmeter
+    from ragmeter.config import JudgeSettings
+
+    rows = [{"question": "q?", "contexts": ["c"], "answer": "a", "ground_truth": "g"}]
+    with pytest.raises(
+        ConfigError, match=r"^JudgeSettings sets model but no kind: .*kind='openai'"
+    ):
+        ragmeter.evaluate(rows, judge=JudgeSettings(model="m"))

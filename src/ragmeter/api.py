@@ -76,6 +76,14 @@ _judge_named = judge  # `evaluate`'s own `judge` argument hides the function's n
 def _create_judge(config: JudgeSettings) -> Judge:
     from .judges.registry import create_judge
 
+    keys = config.llm_keys_without_kind()
+    if keys:
+        kind = "llama" if "model_path" in keys else "openai"
+        raise ConfigError(
+            f"JudgeSettings sets {' and '.join(keys)} but no kind: the default judge, local, "
+            f"would ignore {'it' if len(keys) == 1 else 'them'}; give kind={kind!r} "
+            "(or kind='local' to keep the local judge)"
+        )
     return create_judge(config)
 
 

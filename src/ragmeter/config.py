@@ -69,6 +69,17 @@ class JudgeSettings(BaseModel):
     """LLM judges: metrics scored from verdict probabilities instead of 0/1 verdicts
     (default: faithfulness only; `[]` for 0/1 everywhere)."""
 
+    def llm_keys_without_kind(self) -> list[str]:
+        """The keys only an LLM judge reads (`model`, `base_url`, `model_path`) that are set
+        while `kind` is not: the default judge, local, would ignore them."""
+        if "kind" in self.model_fields_set:
+            return []
+        return [key for key in LLM_JUDGE_KEYS if getattr(self, key) is not None]
+
+
+LLM_JUDGE_KEYS = ("model", "base_url", "model_path")
+"""`[judge]` keys that only an LLM judge reads and that name which judge is meant."""
+
 
 DEFAULT_FLOORS: dict[MetricName, float] = {"faithfulness": 0.85, "answer_relevancy": 0.80}
 
@@ -194,9 +205,13 @@ def option_name(field: str) -> str:
     return _OPTION_NAMES.get(field, "--" + field.replace("_", "-"))
 
 
-def apply_overrides(settings: Settings, overrides: SettingsOverrides) -> Settings:
-    """`settings` with the options given in `overrides`, each checked as the config key is;
-    a bad value is a one-line :class:`ConfigError` naming the option."""
+def apply_overrides(
+    settings: Settings, overrides: SettingsOverrides, *, source: Path | None = None
+) -> Settings:
+    """`settings` (read from `source`, if from a file) with the options given in `overrides`,
+    each checked as the config key is; a bad value is a one-line :class:`ConfigError` naming
+    the option. So is an LLM judge's key (`model`, `base_url`, `model_path`) set with no judge
+    kind chosen, by `--judge` or `[judge] kind`: the local judge would ignore it."""
     given = {
         f.name: value
         for f in fields(overrides)
@@ -215,10 +230,8 @@ def apply_overrides(settings: Settings, overrides: SettingsOverrides) -> Setting
         judge = JudgeSettings.model_validate(
             {**settings.judge.model_dump(exclude_unset=True), **judge_updates}
         )
-        if overrides.judge is None and judge.kind == "local" and judge.base_url and judge.model:
-            judge.kind = "openai"
         top = {key: given[key] for key in _TOP_LEVEL if key in given}
-        return Settings.model_validate(
+        resolved = Settings.model_validate(
             {
                 **settings.model_dump(exclude_unset=True, exclude={"judge", "gate"}),
                 **top,
@@ -231,6 +244,32 @@ def apply_overrides(settings: Settings, overrides: SettingsOverrides) -> Setting
         field = "judge" if error["loc"][0] == "kind" else str(error["loc"][0])
         value = given.get(field)
         raise ConfigError(f"{option_name(field)} {value}: {_plain(error)}") from None
+    _refuse_ignored_llm_keys(resolved.judge, overrides, source)
+    return resolved
+
+
+def _refuse_ignored_llm_keys(
+    judge: JudgeSettings, overrides: SettingsOverrides, source: Path | None
+) -> None:
+    """No judge is chosen for the user: keys only an LLM judge reads, with no kind named, are
+    an error that says what to add, not a silent switch away from the default judge."""
+    keys = judge.llm_keys_without_kind()
+    if not keys:
+        return
+    kind = "llama" if "model_path" in keys else "openai"
+    table = "[tool.ragmeter.judge]" if source and source.name == "pyproject.toml" else "[judge]"
+    from_cli = [key for key in keys if getattr(overrides, key) is not None]
+    named = [option_name(key) if key in from_cli else f"{table} {key}" for key in keys]
+    them = "it" if len(keys) == 1 else "them"
+    if source is not None and len(from_cli) < len(keys):
+        fix = f'add kind = "{kind}" under {table} in {source}, or pass --judge {kind}'
+    else:
+        fix = f"pass --judge {kind}"
+    raise ConfigError(
+        f"{' and '.join(named)} {'is' if len(keys) == 1 else 'are'} set but no judge kind is: "
+        f"the default judge, local, would ignore {them}; {fix} "
+        "(--judge local keeps the local judge)"
+    )
 
 
 def _plain(error: ErrorDetails) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ._exceptions import ConfigError, RunInterrupted
 from .cases import Case
-from .config import Settings, SettingsOverrides, apply_overrides, load_settings
+from .config import Settings, SettingsOverrides, apply_overrides, find_config, load_settings
 from .judges.base import METRICS, Judge, Lang, MetricName, MinimalJudge, Sample, ensure_judge
 from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline
 from .results import CaseResult, RunInfo, RunResult, prepare_out_dir, save_run
@@ -27,9 +27,10 @@ def resolve_settings(
     config: Path | str | None = None, overrides: SettingsOverrides | None = None
 ) -> Settings:
     """Settings from the config file (`config`, or the nearest one) with the command-line
-    `overrides` applied."""
-    settings = load_settings(config)
-    return apply_overrides(settings, overrides) if overrides is not None else settings
+    `overrides` applied (see :func:`~ragmeter.config.apply_overrides`)."""
+    source = Path(config) if config is not None else find_config()
+    settings = load_settings(source) if source is not None else Settings()
+    return apply_overrides(settings, overrides or SettingsOverrides(), source=source)
 
 
 def results_path(out: Path | str) -> Path:
