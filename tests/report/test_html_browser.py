@@ -133,3 +133,15 @@ def test_llm_verdict_probabilities_shown_next_to_the_verdicts(tmp_path):
     assert '<span class="strength">P(useful) 0.08</span>' in dom
     assert [line for line in log.splitlines() if "CONSOLE" in line] == []
     assert 'class="strength"' not in _dump(path, "#case=p-2", tmp_path)[0]
+
+
+def test_a_linked_case_opens_under_its_own_row(page, tmp_path):
+    dom, log = _dump(page, "#case=typo-1", tmp_path)
+    # The row after typo-1's is the detail, holding the case; no other case is open.
+    after = re.search(r'<tr[^>]*data-id="typo-1"[^>]*>.*?</tr>\s*<tr([^>]*)>(.*?)<h3', dom, re.S)
+    assert after is not None and 'id="detail-row"' in after.group(1)
+    assert 'id="detail"' in after.group(2)
+    expanded = re.findall(r'<button[^>]*aria-expanded="true"[^>]*>([^<]*)</button>', dom)
+    assert expanded == ["typo-1"]
+    assert _rows(dom) == ["refund-1", "typo-1", "oos-1"]
+    assert [line for line in log.splitlines() if "CONSOLE" in line] == []

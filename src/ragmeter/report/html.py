@@ -401,7 +401,7 @@ started {escape(run.run.started_at)} · ragmeter {escape(run.run.ragmeter_versio
 <span id="case-count" class="muted"></span></div>
 <table id="cases"><thead><tr><th>id</th><th>category</th>{heads}<th>question</th></tr></thead>
 <tbody id="case-rows"></tbody></table>
-<div id="detail"></div>
+<div id="detail" role="region" aria-labelledby="detail-title"></div>
 <script type="application/json" id="ragmeter-data">{json_for_script(data)}</script>
 <script>{script}</script>
 </body></html>

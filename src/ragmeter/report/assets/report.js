@@ -4,6 +4,11 @@
 // filtered view can be shared as a link. Lookups keyed by user text (case ids, hash keys) use a
 // Map or a null-prototype object: `#case=constructor` or an id `__proto__` must find nothing
 // inherited.
+// A case opens in place: the one #detail element moves into a row of its own right under the
+// case's row (a disclosure: the id is a button with aria-expanded), and the page scrolls the row
+// to the top when the detail would start in the lower half of the window. Escape or "close"
+// folds it and puts the focus (and the row) back on the case's button; a link (#case=ID) opens
+// the case under its row and scrolls there, on load or when the hash changes.
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("ragmeter-data").textContent);
@@ -52,6 +57,14 @@
 
   var text = $("filter-text"), cat = $("filter-category"), failing = $("filter-failing");
   var selected = null;
+  var rows = new Map();  // case id -> its row in the list as last drawn
+  var buttons = new Map();  // case id -> the button that opens it, in that row
+  var listed = "";  // "N of M cases"
+  var detail = $("detail");
+  var detailCell = el("td", "");
+  detailCell.colSpan = METRICS.length + 3;
+  var detailRow = el("tr", "detail-row", detailCell);
+  detailRow.id = "detail-row";
 
   function matches(c) {
     var q = text.value.trim().toLowerCase();
@@ -67,22 +80,70 @@
   function renderList() {
     var body = $("case-rows");
     body.replaceChildren();
+    rows = new Map();
+    buttons = new Map();
     var shown = 0;
     data.cases.forEach(function (c) {
       if (!matches(c)) { return; }
       shown += 1;
-      var tr = el("tr", c.id === selected ? "selected" : "");
+      var tr = el("tr", "case-row");
       tr.dataset.id = c.id;
-      tr.append(el("td", "", c.id), el("td", "", c.category));
+      var open = el("button", "case-open", c.id);
+      open.type = "button";
+      open.setAttribute("aria-controls", "detail");
+      open.setAttribute("aria-expanded", "false");
+      tr.append(el("td", "", open), el("td", "", c.category));
       METRICS.forEach(function (m) { tr.append(scoreCell(c, m)); });
       var q = c.question.length > 120 ? c.question.slice(0, 119) + "…" : c.question;
-      tr.append(el("td", "", q));
-      tr.addEventListener("click", function () { select(c.id); });
+      var qcell = el("td", "", q);
+      qcell.lang = c.lang;
+      tr.append(qcell);
+      // The button's click (mouse, Enter, Space) bubbles here too: one handler for the row.
+      tr.addEventListener("click", function () { toggle(c.id); });
+      rows.set(c.id, tr);
+      buttons.set(c.id, open);
       body.append(tr);
     });
-    $("case-count").textContent =
-      shown + " of " + data.cases.length + (data.cases.length === 1 ? " case" : " cases");
+    listed = shown + " of " + data.cases.length + (data.cases.length === 1 ? " case" : " cases");
+    place();
+  }
+
+  // Put the detail under the selected case's row (or take it out of the list when no case is
+  // selected or the filter hides it), mark the row, and record the state in the hash. The rows
+  // stay as they are, so the focus stays on the button that opened or closed the case.
+  function place() {
+    rows.forEach(function (tr, id) {
+      var on = id === selected;
+      tr.className = on ? "case-row selected" : "case-row";
+      buttons.get(id).setAttribute("aria-expanded", on ? "true" : "false");
+    });
+    var row = selected === null ? undefined : rows.get(selected);
+    if (row === undefined) {
+      if (detailRow.parentNode) { detailRow.remove(); }
+    } else {
+      if (detail.parentNode !== detailCell) { detailCell.append(detail); }
+      row.after(detailRow);
+    }
+    $("case-count").textContent = listed +
+      (selected !== null && row === undefined ? " · the open case " + selected + " is hidden by the filter" : "");
     writeHash({ q: text.value, category: cat.value, failing: failing.value, "case": selected || "" });
+  }
+
+  // Bring an opened case's row to the top of the window when its detail would start in the
+  // lower half (or below the fold); `always` for a link, which may point anywhere.
+  function reveal(always) {
+    var row = selected === null ? undefined : rows.get(selected);
+    if (row === undefined) { return; }
+    if (always || row.getBoundingClientRect().bottom > window.innerHeight / 2) {
+      row.scrollIntoView({ block: "start" });
+    }
+  }
+
+  function focusRow(id) {
+    var row = rows.get(id);
+    if (row === undefined) { return; }
+    buttons.get(id).focus({ preventScroll: true });
+    row.scrollIntoView({ block: "nearest" });
   }
 
   // Wrap the given [start, end) spans of `s` in <mark> elements, as text nodes.
@@ -112,10 +173,16 @@
   }
 
   function renderDetail(c) {
-    var d = $("detail");
+    var d = detail;
     d.replaceChildren();
     if (!c) { return; }
-    d.append(el("h3", "", c.id + " · " + c.category + " · " + c.lang));
+    d.lang = c.lang;  // Han characters drawn with the glyphs of the case's language
+    var heading = el("h3", "", c.id + " · " + c.category + " · " + c.lang);
+    heading.id = "detail-title";
+    d.append(heading);
+    var link = el("a", "", "link to this case");
+    link.href = "#case=" + encodeURIComponent(c.id);
+    d.append(el("div", "detail-tools", closeButton("close ✕"), " ", link));
     if (c.history.length) {
       d.append(el("div", "muted", "conversation so far"));
       c.history.forEach(function (t) { d.append(el("div", "text", t.role + ": " + t.content)); });
@@ -131,7 +198,7 @@
     METRICS.forEach(function (m) {
       var notes = (c.evidence[m] && c.evidence[m].notes) || [];
       table.append(el("tr", "", el("td", "", m), scoreCell(c, m),
-        el("td", "num", fmt(data.thresholds[m])), el("td", "", [c.unscored[m] || ""].concat(notes).join(" · "))));
+        el("td", "num", fmt(data.thresholds[m])), el("td", "", [c.unscored[m]].concat(notes).filter(Boolean).join(" · "))));
     });
     d.append(table);
 
@@ -197,22 +264,54 @@
       d.append(box);
     });
     if (!c.contexts.length) { d.append(el("div", "muted", "no chunks retrieved")); }
+    d.append(el("div", "detail-tools", closeButton("close ✕ and back to " + c.id)));
+  }
+
+  function closeButton(caption) {
+    var b = el("button", "detail-close", caption);
+    b.type = "button";
+    b.addEventListener("click", close);
+    return b;
   }
 
   function select(id) {
     selected = typeof id === "string" && byId.has(id) ? id : null;
-    renderList();
     renderDetail(selected === null ? null : byId.get(selected));
+    place();
   }
 
-  var state = readHash();
-  if (state.q) { text.value = state.q; }
-  if (state.category) { cat.value = state.category; }
-  if (state.failing) { failing.value = state.failing; }
+  function close() {
+    var was = selected;
+    select(null);
+    if (was !== null) { focusRow(was); }
+  }
+
+  function toggle(id) {
+    if (id === selected) { close(); return; }
+    select(id);
+    reveal(false);
+  }
+
+  // Escape in the list or in the open case (which sits in the list) folds the case.
+  $("case-rows").addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && selected !== null) { e.preventDefault(); close(); }
+  });
+
+  function applyHash() {
+    var state = readHash();
+    text.value = state.q || "";
+    cat.value = state.category || "";
+    failing.value = state.failing || "";
+    renderList();
+    select(state["case"] || null);
+    reveal(true);
+  }
+
   [text, cat, failing].forEach(function (input) {
     input.addEventListener("input", renderList);
     input.addEventListener("change", renderList);
   });
-  select(state["case"] || null);
+  window.addEventListener("hashchange", applyHash);
+  applyHash();
   document.documentElement.dataset.ready = "1";
 })();
