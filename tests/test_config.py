@@ -148,3 +148,20 @@ def test_python_judge_settings_with_no_kind_are_refused_too():
         ConfigError, match=r"^JudgeSettings sets model but no kind: .*kind='openai'"
     ):
         ragmeter.evaluate(rows, judge=JudgeSettings(model="m"))
+
+
+# --- case and judge concurrency ------------------------------------------------------------------
+
+
+def test_concurrency_is_the_cases_and_judge_concurrency_the_calls(config):
+    cases = resolve_settings(config, SettingsOverrides(concurrency=2))
+    assert cases.concurrency == 2
+    assert cases.judge.concurrency == 8 and "concurrency" not in cases.judge.model_fields_set
+    calls = resolve_settings(config, SettingsOverrides(judge_concurrency=5))
+    assert calls.judge.concurrency == 5 and calls.concurrency == 3  # 3: the file's
+
+
+def test_a_bad_judge_concurrency_names_its_own_option(config):
+    with pytest.raises(ConfigError) as caught:
+        resolve_settings(config, SettingsOverrides(judge_concurrency=0))
+    assert str(caught.value) == "--judge-concurrency 0: must be at least 1"

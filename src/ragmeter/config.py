@@ -34,7 +34,8 @@ class JudgeSettings(BaseModel):
     api_key_env: str = "OPENAI_API_KEY"
     """Name of the environment variable holding the API key."""
     concurrency: int = Field(default=8, ge=1)
-    """Simultaneous judge calls."""
+    """Calls in flight to the judge at once (`--judge-concurrency`; LLM judges; lowered while
+    the endpoint answers HTTP 429)."""
     timeout: float = 60.0
     """Seconds one judge call may take in total, reply included (then retried)."""
     temperature: float = 0.0
@@ -116,7 +117,8 @@ class Settings(BaseModel):
     out: str | None = None
     """Default output directory."""
     concurrency: int = Field(default=4, ge=1)
-    """Cases processed at the same time."""
+    """Cases in the pipeline at the same time (`--concurrency`); how many calls they make to
+    the judge is `judge.concurrency`."""
     min_scored_share: float = Field(default=0.9, ge=0.0, le=1.0)
     """Share of the cases a metric applies to that must be scored; below it `run` exits 3
     and `gate` fails the metric."""
@@ -188,7 +190,9 @@ class SettingsOverrides:
     ctx_size: int | None = None
     parallel: int | None = None
     concurrency: int | None = None
-    """`--concurrency`: cases at once (top-level `concurrency`)."""
+    """`--concurrency`: cases in the pipeline at once (top-level `concurrency`)."""
+    judge_concurrency: int | None = None
+    """`--judge-concurrency`: calls in flight to the judge (`[judge] concurrency`)."""
     min_scored_share: float | None = None
     """`--min-scored` (top-level `min_scored_share`)."""
 
@@ -198,6 +202,9 @@ _OPTION_NAMES = {"judge": "--judge", "min_scored_share": "--min-scored"}
 
 _TOP_LEVEL = ("concurrency", "min_scored_share")
 """Overrides of `Settings` itself; the others are `[judge]` keys."""
+
+_JUDGE_KEYS = {"judge": "kind", "judge_concurrency": "concurrency"}
+"""Overrides of a `[judge]` key of another name; the others have the key's name."""
 
 
 def option_name(field: str) -> str:
@@ -217,35 +224,39 @@ def apply_overrides(
         for f in fields(overrides)
         if (value := getattr(overrides, f.name)) is not None and f.name != "no_cache"
     }
-    judge_updates = {
-        ("kind" if key == "judge" else key): value
-        for key, value in given.items()
-        if key not in _TOP_LEVEL
-    }
-    if "concurrency" in given:  # for now one option sets both
-        judge_updates["concurrency"] = given["concurrency"]
+    by_key = {_JUDGE_KEYS.get(name, name): name for name in given if name not in _TOP_LEVEL}
+    judge_updates = {key: given[name] for key, name in by_key.items()}
     if overrides.no_cache:
         judge_updates["cache_dir"] = ""  # an empty cache_dir is how --no-cache is spelled
     try:
         judge = JudgeSettings.model_validate(
             {**settings.judge.model_dump(exclude_unset=True), **judge_updates}
         )
-        top = {key: given[key] for key in _TOP_LEVEL if key in given}
+    except ValidationError as exc:
+        raise _option_error(exc, given, by_key) from None
+    try:
         resolved = Settings.model_validate(
             {
                 **settings.model_dump(exclude_unset=True, exclude={"judge", "gate"}),
-                **top,
+                **{name: given[name] for name in _TOP_LEVEL if name in given},
                 "judge": judge,  # instances are kept as they are, not validated again
                 "gate": settings.gate,
             }
         )
     except ValidationError as exc:
-        error = exc.errors()[0]
-        field = "judge" if error["loc"][0] == "kind" else str(error["loc"][0])
-        value = given.get(field)
-        raise ConfigError(f"{option_name(field)} {value}: {_plain(error)}") from None
+        raise _option_error(exc, given, {}) from None
     _refuse_ignored_llm_keys(resolved.judge, overrides, source)
     return resolved
+
+
+def _option_error(
+    exc: ValidationError, given: dict[str, Any], by_key: dict[str, str]
+) -> ConfigError:
+    """The first problem of an override as one line naming the option and the value given."""
+    error = exc.errors()[0]
+    key = str(error["loc"][0])
+    name = by_key.get(key, key)
+    return ConfigError(f"{option_name(name)} {given.get(name)}: {_plain(error)}")
 
 
 def _refuse_ignored_llm_keys(

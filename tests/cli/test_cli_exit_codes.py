@@ -114,7 +114,7 @@ def test_rejected_key_stops_at_once_exit_5_nothing_written(tmp_path, files):
         result = run_answers(
             files,
             out,
-            *llm_args(server, tmp_path, "--concurrency", "1"),
+            *llm_args(server, tmp_path, "--judge-concurrency", "1"),
         )
         sent = len(server.chat_log())
     assert result.exit_code == 5, result.output
@@ -129,7 +129,7 @@ def test_unknown_model_stops_with_exit_5(tmp_path, files):
         result = run_answers(
             files,
             tmp_path / "m",
-            *llm_args(server, tmp_path, "--concurrency", "4"),
+            *llm_args(server, tmp_path, "--judge-concurrency", "4"),
         )
         sent = len(server.chat_log())
     assert result.exit_code == 5, result.output
@@ -168,7 +168,7 @@ def test_max_cost_is_a_hard_ceiling_and_exits_4(tmp_path, files):
             config,
             "--max-cost",
             budget,
-            *llm_args(server, tmp_path, "--concurrency", "8"),
+            *llm_args(server, tmp_path, "--judge-concurrency", "8"),
         )
         billed = sum(
             (r.prompt_tokens * 100.0 + r.completion_tokens * 400.0) / 1e6 for r in server.chat_log()

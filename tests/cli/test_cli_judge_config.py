@@ -98,3 +98,54 @@ def test_the_judge_named_is_the_judge_used(tmp_path, files, server):
     local = run(files, tmp_path / "local", "--config", config, "--judge", "local")
     assert local.exit_code == 0, local.output
     assert written(tmp_path / "local")["judge"]["kind"] == "local"
+
+
+# --- case and judge concurrency -----------------------------------------------------------------
+
+
+def llm(server, tmp_path):
+    return [
+        "--judge", "openai", "--model", "judge-model", "--base-url", server.base_url,
+        "--cache-dir", tmp_path / "cache",
+    ]  # fmt: skip
+
+
+def test_judge_concurrency_caps_the_calls_in_flight_whatever_the_cases(tmp_path, files):
+    forget_output_modes()
+    with FakeOpenAI(Smart(), latency=0.05) as server:
+        result = run(
+            files, tmp_path / "out", *llm(server, tmp_path),
+            "--concurrency", "4", "--judge-concurrency", "1",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert server.max_in_flight == 1
+
+
+def test_one_case_at_a_time_still_lets_the_judge_overlap_calls(tmp_path, files):
+    """`--concurrency` no longer caps the judge: cases go through the pipeline one by one,
+    and the judge keeps calls of several cases in flight (it used to be held to one)."""
+    forget_output_modes()
+    with FakeOpenAI(Smart(), latency=0.05) as server:
+        result = run(
+            files, tmp_path / "out", *llm(server, tmp_path),
+            "--concurrency", "1", "--judge-concurrency", "8",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert server.max_in_flight > 1
+
+
+def test_the_two_limits_come_from_their_own_config_keys(tmp_path, files):
+    from ragmeter.evaluation import resolve_settings
+
+    config = tmp_path / "ragmeter.toml"
+    config.write_text("concurrency = 2\n[judge]\nconcurrency = 5\n")
+    settings = resolve_settings(config)
+    assert (settings.concurrency, settings.judge.concurrency) == (2, 5)
+    forget_output_modes()
+    with FakeOpenAI(Smart(), latency=0.05) as server:
+        result = run(
+            files, tmp_path / "out", "--config", config, *llm(server, tmp_path),
+            "--judge-concurrency", "1",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert server.max_in_flight == 1  # the option wins over [judge] concurrency

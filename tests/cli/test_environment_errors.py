@@ -1,6 +1,7 @@
 """Where the environment or an option cannot work, one line and exit 2, nothing written, no
 traceback (issue 13): an output path under a file or in a read-only directory, `report -o` given
-a directory, a corrupt call cache, a full disk, `--alpha 5`, `--concurrency 0`."""
+a directory, a corrupt call cache, a full disk, `--alpha 5`, `--concurrency 0`,
+`--judge-concurrency 0`."""
 
 import json
 import os
@@ -94,6 +95,11 @@ PROBES = {
         [*RUN, "-o", "{tmp}/out", *LLM, "--concurrency", "-3"],
         None,
         "error: --concurrency -3: must be at least 1",
+    ),
+    "llm judge --judge-concurrency 0": (
+        [*RUN, "-o", "{tmp}/out", *LLM, "--judge-concurrency", "0"],
+        None,
+        "error: --judge-concurrency 0: must be at least 1",
     ),
 }
 

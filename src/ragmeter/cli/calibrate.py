@@ -14,6 +14,7 @@ from .options import (
     CacheDirOpt,
     ConcurrencyOpt,
     ConfigOpt,
+    JudgeConcurrencyOpt,
     JudgeOpt,
     ModelOpt,
     NoCacheOpt,
@@ -50,6 +51,7 @@ def calibrate(
     base_url: BaseUrlOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
     concurrency: ConcurrencyOpt = None,
+    judge_concurrency: JudgeConcurrencyOpt = None,
     metric: list[str] = typer.Option(
         None, "--metric", help="Only these metrics (repeatable; default: every labelled one)."
     ),
@@ -113,6 +115,7 @@ def calibrate(
                     base_url=base_url,
                     api_key_env=api_key_env,
                     concurrency=concurrency,
+                    judge_concurrency=judge_concurrency,
                     cache_dir=str(cache_dir) if cache_dir else None,
                     no_cache=no_cache,
                 ),

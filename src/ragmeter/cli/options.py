@@ -22,7 +22,18 @@ ApiKeyEnvOpt = Annotated[
     typer.Option("--api-key-env", help="Environment variable with the judge's API key."),
 ]
 ConcurrencyOpt = Annotated[
-    int | None, typer.Option("--concurrency", help="Judge calls at the same time.")
+    int | None,
+    typer.Option(
+        "--concurrency",
+        help="Cases run at the same time (default 4; `concurrency` in ragmeter.toml).",
+    ),
+]
+JudgeConcurrencyOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--judge-concurrency",
+        help="Calls in flight to the judge at once (LLM judges; default 8; [judge] concurrency).",
+    ),
 ]
 CacheDirOpt = Annotated[Path | None, typer.Option("--cache-dir", help="LLM call cache location.")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")]

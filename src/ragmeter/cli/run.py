@@ -15,6 +15,7 @@ from .options import (
     ConcurrencyOpt,
     ConfigOpt,
     CtxSizeOpt,
+    JudgeConcurrencyOpt,
     JudgeOpt,
     ModelOpt,
     ModelPathOpt,
@@ -83,6 +84,7 @@ def run(
     base_url: BaseUrlOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
     concurrency: ConcurrencyOpt = None,
+    judge_concurrency: JudgeConcurrencyOpt = None,
     lang: LangOption = typer.Option(
         None, "--lang", help="Judge every case in this language instead of detecting it per case."
     ),
@@ -135,6 +137,7 @@ def run(
                 base_url=base_url,
                 api_key_env=api_key_env,
                 concurrency=concurrency,
+                judge_concurrency=judge_concurrency,
                 cache_dir=str(cache_dir) if cache_dir else None,
                 no_cache=no_cache,
                 max_cost=max_cost,

@@ -52,7 +52,7 @@ def serve_judge(
     command = [
         "ragmeter", "run", "--cases", "CASES", "--answers", "ANSWERS", "--out", "DIR",
         "--judge", "openai", "--base-url", base_url, "--model", file.model_id,
-        "--concurrency", str(options.parallel),
+        "--judge-concurrency", str(options.parallel),
     ]  # fmt: skip
     typer.echo(f"serving {file.model_id} at {base_url}")
     typer.echo(
