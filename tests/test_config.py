@@ -165,3 +165,98 @@ def test_a_bad_judge_concurrency_names_its_own_option(config):
     with pytest.raises(ConfigError) as caught:
         resolve_settings(config, SettingsOverrides(judge_concurrency=0))
     assert str(caught.value) == "--judge-concurrency 0: must be at least 1"
+
+
+# --- [judge.options] --------------------------------------------------------------------------
+
+
+def test_the_options_table_is_kept_for_its_own_judge_only(tmp_path):
+    path = _toml(
+        tmp_path, '[judge]\nkind = "openai"\nmodel = "m"\n[judge.options]\nn_questions = 2\n'
+    )
+    assert resolve_settings(path).judge.options == {"n_questions": 2}
+    same = resolve_settings(path, SettingsOverrides(judge="openai"))
+    assert same.judge.options == {"n_questions": 2}
+    other = resolve_settings(path, SettingsOverrides(judge="local"))
+    assert other.judge.options == {} and "options" not in other.judge.model_fields_set
+
+
+def test_python_judges_take_options_too():
+    import ragmeter
+
+    local = ragmeter.judge("local", options={"support_threshold": 0.9})
+    assert local.fingerprint().params["support_threshold"] == 0.9
+    with pytest.raises(ConfigError, match=r"^\[judge\.options\] 'nope': not an option of the lo"):
+        ragmeter.judge("local", options={"nope": 1})
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"max_token": 64},
+            "[judge.options] 'max_token': not an option of the llama judge (did you mean "
+            "'max_tokens'?); it takes n_questions, output_mode, max_retries, backoff_base, "
+            "max_tokens",
+        ),
+        (
+            {"max_tokens": 8},
+            "[judge.options] 'max_tokens': input should be greater than or equal to 16 "
+            "(the llama judge)",
+        ),
+        (
+            {"output_mode": "xml"},
+            "[judge.options] 'output_mode': input should be 'json_schema', 'json_object' or "
+            "'prompt' (the llama judge)",
+        ),
+    ],
+)
+def test_llama_options_are_checked_before_any_server_starts(options, message):
+    import ragmeter
+
+    with pytest.raises(ConfigError) as caught:
+        ragmeter.judge("llama", options=options)
+    assert str(caught.value) == message
+
+
+def test_the_readme_configuration_example_loads_as_documented(tmp_path):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("\n## Configuration\n") :]
+    block = section[section.index("```toml\n") + 8 : section.index("```\n", 10)]
+    settings = resolve_settings(_toml(tmp_path, block))
+    assert settings.judge.kind == "openai" and settings.judge.model == "deepseek-chat"
+    assert (settings.concurrency, settings.judge.concurrency) == (4, 8)
+    assert settings.judge.options == {"n_questions": 3}
+    without_kind = block.replace('kind = "openai"', "")
+    with pytest.raises(ConfigError, match=r'add kind = "openai" under \[judge\]'):
+        resolve_settings(_toml(tmp_path, without_kind, name="no-kind.toml"))
+
+
+def test_llama_options_reach_the_server_and_the_judge(monkeypatch):
+    """The wiring, without a model: `max_tokens` goes to the server, the LLM options to the
+    judge's config, and keys not set stay the llama judge's own defaults."""
+    import ragmeter.judges.llm.llama as llama_judge
+    import ragmeter.llama
+    from ragmeter.config import JudgeSettings
+    from ragmeter.judges import factories
+
+    started = {}
+
+    def start(server, **config):
+        started.update(server=server, config=config)
+        return "judge"
+
+    monkeypatch.setattr(ragmeter.llama, "resolve_model", lambda model, path: "model-file")
+    monkeypatch.setattr(llama_judge, "start_llama_judge", start)
+    settings = JudgeSettings(
+        kind="llama", threads=1, options={"max_tokens": 64, "n_questions": 2, "max_retries": 1}
+    )
+    assert factories.llama(settings) == "judge"
+    server = started["server"]
+    assert server.model == "model-file"
+    assert (server.options.max_tokens, server.options.threads) == (64, 1)
+    config = started["config"]
+    assert config["n_questions"] == 2 and config["max_retries"] == 1
+    assert "max_tokens" not in config and "timeout" not in config and "concurrency" not in config

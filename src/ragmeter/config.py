@@ -69,6 +69,11 @@ class JudgeSettings(BaseModel):
     graded: list[MetricName] | None = None
     """LLM judges: metrics scored from verdict probabilities instead of 0/1 verdicts
     (default: faithfulness only; `[]` for 0/1 everywhere)."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """`[judge.options]`: settings of the judge `kind` names, beyond the keys above. The
+    built-in judges check them (local: its thresholds, `LocalSettings`; openai and llama: the
+    few `LLMJudgeConfig` fields without a key of their own), an unknown one is an error naming
+    it; a plugin judge gets the table as written, to check itself."""
 
     def llm_keys_without_kind(self) -> list[str]:
         """The keys only an LLM judge reads (`model`, `base_url`, `model_path`) that are set
@@ -226,12 +231,13 @@ def apply_overrides(
     }
     by_key = {_JUDGE_KEYS.get(name, name): name for name in given if name not in _TOP_LEVEL}
     judge_updates = {key: given[name] for key, name in by_key.items()}
+    file_judge = settings.judge.model_dump(exclude_unset=True)
+    if overrides.judge is not None and overrides.judge != settings.judge.kind:
+        file_judge.pop("options", None)  # the file's options are its own judge's, not this one's
     if overrides.no_cache:
         judge_updates["cache_dir"] = ""  # an empty cache_dir is how --no-cache is spelled
     try:
-        judge = JudgeSettings.model_validate(
-            {**settings.judge.model_dump(exclude_unset=True), **judge_updates}
-        )
+        judge = JudgeSettings.model_validate({**file_judge, **judge_updates})
     except ValidationError as exc:
         raise _option_error(exc, given, by_key) from None
     try:

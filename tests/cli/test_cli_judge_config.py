@@ -149,3 +149,132 @@ def test_the_two_limits_come_from_their_own_config_keys(tmp_path, files):
         )  # fmt: skip
         assert result.exit_code == 0, result.output
         assert server.max_in_flight == 1  # the option wins over [judge] concurrency
+
+
+# --- [judge.options] --------------------------------------------------------------------------
+
+
+def config_file(tmp_path, text):
+    path = tmp_path / "ragmeter.toml"
+    path.write_text(text)
+    return path
+
+
+def test_local_judge_options_are_its_thresholds(tmp_path, files):
+    config = config_file(tmp_path, "[judge.options]\nsupport_threshold = 0.9\nrefusal_cap = 0.1\n")
+    result = run(files, tmp_path / "out", "--config", config)
+    assert result.exit_code == 0, result.output
+    params = written(tmp_path / "out")["judge"]["params"]
+    assert params["support_threshold"] == 0.9 and params["refusal_cap"] == 0.1
+    assert params["lexical_weight"] == 0.55  # the rest keep their defaults
+
+
+def test_an_unknown_local_option_is_one_line_naming_it(tmp_path, files):
+    config = config_file(tmp_path, "[judge.options]\nsupport_treshold = 0.9\n")
+    out = tmp_path / "out"
+    result = run(files, out, "--config", config)
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "error: [judge.options] 'support_treshold': not an option of the local judge (did you "
+        "mean 'support_threshold'?); it takes support_threshold, lexical_weight, "
+    )
+    assert not (out / "results.json").exists()
+
+
+def test_a_bad_option_value_is_one_line_naming_it(tmp_path, files):
+    config = config_file(tmp_path, '[judge.options]\nsupport_threshold = "high"\n')
+    result = run(files, tmp_path / "out", "--config", config)
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [
+        "error: [judge.options] 'support_threshold': input should be a valid number, unable to "
+        "parse string as a number (the local judge)"
+    ]
+
+
+def test_llm_judge_options_reach_the_judge(tmp_path, files):
+    config = config_file(
+        tmp_path,
+        '[judge]\nkind = "openai"\n[judge.options]\nn_questions = 2\nmax_retries = 0\n',
+    )
+    forget_output_modes()
+    with FakeOpenAI(Smart(), keep_bodies=True) as server:
+        result = run(files, tmp_path / "out", "--config", config, *llm(server, tmp_path)[2:])
+        prompts = [json.dumps(r.body) for r in server.chat_log()]
+    assert result.exit_code == 0, result.output
+    assert written(tmp_path / "out")["judge"]["params"]["n_questions"] == 2
+    asked = [p for p in prompts if "different questions that the ANSWER" in p]
+    assert len(asked) == len(ROWS) and all("write 2 different questions" in p for p in asked)
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (
+            "temperature = 0.5",
+            "error: [judge.options] 'temperature': not an option of the openai judge; it takes "
+            "n_questions, output_mode, max_retries, backoff_base",
+        ),
+        (
+            "n_questions = 0",
+            "error: [judge.options] 'n_questions': input should be greater than or equal to 1 "
+            "(the openai judge)",
+        ),
+    ],
+)
+def test_llm_judge_options_are_checked(tmp_path, files, server, options, expected):
+    config = config_file(tmp_path, f'[judge]\nkind = "openai"\n[judge.options]\n{options}\n')
+    result = run(files, tmp_path / "out", "--config", config, *llm(server, tmp_path)[2:])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [expected]
+    assert server.chat_log() == []
+
+
+def test_a_plugin_judge_gets_the_options_table_as_written(tmp_path, files, monkeypatch):
+    from ragmeter import JudgeBase
+    from ragmeter.judges import registry
+    from ragmeter.judges.base import JudgeFingerprint, MetricResult
+
+    received = []
+
+    class FixedJudge(JudgeBase):
+        name = "fixed"
+
+        def __init__(self, score):
+            self.score = score
+
+        def fingerprint(self):
+            return JudgeFingerprint(kind="fixed", model="none", prompt_version="1")
+
+        async def judge(self, sample, metrics):
+            return {m: MetricResult(metric=m, score=self.score) for m in metrics}
+
+    def create(settings):
+        received.append(settings.options)
+        return FixedJudge(settings.options["score"])
+
+    class EntryPoint:
+        name = "fixed"
+
+        def load(self):
+            return create
+
+    monkeypatch.setattr(registry, "entry_points", lambda group: [EntryPoint()])
+    config = config_file(
+        tmp_path,
+        '[judge]\nkind = "fixed"\n[judge.options]\nscore = 0.25\nanything = { a = [1, "b"] }\n',
+    )
+    result = run(files, tmp_path / "out", "--config", config)
+    assert result.exit_code == 0, result.output
+    assert received == [{"score": 0.25, "anything": {"a": [1, "b"]}}]
+    data = written(tmp_path / "out")
+    assert data["summary"]["metrics"]["context_recall"]["mean"] == 0.25
+
+
+def test_another_judge_on_the_command_line_leaves_the_file_options_out(tmp_path, files, server):
+    """The options belong to the judge the file names: `--judge` naming another one does not
+    hand them to it (the local judge would refuse the LLM judge's options)."""
+    config = config_file(tmp_path, '[judge]\nkind = "openai"\n[judge.options]\nn_questions = 2\n')
+    result = run(files, tmp_path / "out", "--config", config, "--judge", "local")
+    assert result.exit_code == 0, result.output
+    assert written(tmp_path / "out")["judge"]["kind"] == "local"

@@ -7,15 +7,34 @@ from typing import TYPE_CHECKING, Any, Literal
 from .._exceptions import ConfigError, describe_validation_error
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from ..config import JudgeSettings
     from .base import Judge
 
 
-def local(settings: JudgeSettings) -> Judge:
-    """The offline local judge (lexical, numeric and MiniLM evidence)."""
-    from .local import LocalJudge
+LLM_OPTIONS = ("n_questions", "output_mode", "max_retries", "backoff_base")
+"""`[judge.options]` of the openai and llama judges: the `LLMJudgeConfig` fields with no
+`[judge]` key of their own (`n_questions` enters the fingerprint; the others change how calls
+are made, not what is asked)."""
 
-    return LocalJudge()
+LLAMA_SERVER_OPTIONS = ("max_tokens",)
+"""`[judge.options]` of the llama judge's server (`ServerOptions`) besides `LLM_OPTIONS`."""
+
+
+def local(settings: JudgeSettings) -> Judge:
+    """The offline local judge (lexical, numeric and MiniLM evidence); `[judge.options]` are
+    its thresholds (`LocalSettings`, part of its fingerprint)."""
+    from pydantic import ValidationError
+
+    from .local import LocalJudge, LocalSettings
+
+    _refuse_unknown_options(settings, "local", tuple(LocalSettings.model_fields))
+    try:
+        thresholds = LocalSettings.model_validate(settings.options)
+    except ValidationError as exc:
+        raise _option_error(exc, "local") from None
+    return LocalJudge(thresholds)
 
 
 def openai(settings: JudgeSettings) -> Judge:
@@ -35,12 +54,14 @@ def openai(settings: JudgeSettings) -> Judge:
             base_url=settings.embedding_base_url or settings.base_url,
             api_key_env=settings.api_key_env,
         )
+    _refuse_unknown_options(settings, "openai", LLM_OPTIONS)
     config = LLMJudgeConfig(
         model=settings.model,
         base_url=settings.base_url,
         api_key_env=settings.api_key_env,
         embedding=embedding,
         **_shared_llm_fields(settings),
+        **_llm_options(settings, "openai"),
     )
     return build_llm_judge(config)
 
@@ -60,6 +81,13 @@ def llama(settings: JudgeSettings) -> Judge:
         )
     # models are joined under $RAGMETER_CACHE_DIR, not --cache-dir: one copy however many
     # call caches a user keeps
+    _refuse_unknown_options(settings, "llama", (*LLM_OPTIONS, *LLAMA_SERVER_OPTIONS))
+    llm_options = _llm_options(settings, "llama")
+    server_options = {k: v for k, v in settings.options.items() if k in LLAMA_SERVER_OPTIONS}
+    try:
+        ServerOptions.model_validate(server_options)
+    except ValidationError as exc:
+        raise _option_error(exc, "llama") from None
     model = resolve_model(settings.model, settings.model_path)
     server_fields = {
         key: value
@@ -71,14 +99,49 @@ def llama(settings: JudgeSettings) -> Judge:
         if value is not None
     }
     try:
-        options = ServerOptions.model_validate(server_fields)
+        options = ServerOptions.model_validate({**server_fields, **server_options})
     except ValidationError as exc:
         raise ConfigError(f"llama judge: {describe_validation_error(exc)}") from None
     fields = _shared_llm_fields(settings)
     for key in ("timeout", "concurrency"):
         if key not in settings.model_fields_set:
             del fields[key]  # not configured: the llama judge has defaults of its own
-    return start_llama_judge(LlamaServer(model, options), **fields)
+    return start_llama_judge(LlamaServer(model, options), **fields, **llm_options)
+
+
+def _refuse_unknown_options(settings: JudgeSettings, kind: str, known: tuple[str, ...]) -> None:
+    """A `[judge.options]` key the built-in judge `kind` does not take is an error naming it."""
+    import difflib
+
+    for key in settings.options:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise ConfigError(
+                f"[judge.options] '{key}': not an option of the {kind} judge{hint}; "
+                f"it takes {', '.join(known)}"
+            )
+
+
+def _llm_options(settings: JudgeSettings, kind: str) -> dict[str, Any]:
+    """The `LLM_OPTIONS` of `[judge.options]`, checked as `LLMJudgeConfig` checks them."""
+    from pydantic import ValidationError
+
+    from .llm import LLMJudgeConfig
+
+    chosen = {key: value for key, value in settings.options.items() if key in LLM_OPTIONS}
+    try:
+        LLMJudgeConfig.model_validate({"model": "-", **chosen})
+    except ValidationError as exc:
+        raise _option_error(exc, kind) from None
+    return chosen
+
+
+def _option_error(exc: ValidationError, kind: str) -> ConfigError:
+    first = exc.errors()[0]
+    key = ".".join(str(part) for part in first["loc"])
+    message = first["msg"][:1].lower() + first["msg"][1:]
+    return ConfigError(f"[judge.options] '{key}': {message} (the {kind} judge)")
 
 
 def _shared_llm_fields(settings: JudgeSettings) -> dict[str, Any]:
