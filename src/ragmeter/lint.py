@@ -176,10 +176,12 @@ def _duplicates(cases: list[Case]) -> list[Finding]:
     findings = []
     for group in groups.values():
         exact: dict[str, list[str]] = defaultdict(list)
+        families: dict[str, set[str]] = defaultdict(set)
         for case in group:
             exact[_normalize(case.question)].append(case.id)
-        for ids in exact.values():
-            if len(ids) > 1:
+            families[_normalize(case.question)].add(_family(case))
+        for text, ids in exact.items():
+            if len(families[text]) > 1:
                 findings.append(
                     Finding(
                         severity="error",
@@ -190,7 +192,10 @@ def _duplicates(cases: list[Case]) -> list[Finding]:
                     )
                 )
         representatives = [(ids[0], text) for text, ids in exact.items() if text]
+        family_of = {ids[0]: families[text] for text, ids in exact.items()}
         for (a, b), similarity in _near_pairs(representatives):
+            if len(family_of[a] | family_of[b]) == 1:
+                continue  # a variant and its origin (`ragmeter vary`): near by design
             findings.append(
                 Finding(
                     severity="warning",
@@ -201,6 +206,15 @@ def _duplicates(cases: list[Case]) -> list[Finding]:
                 )
             )
     return findings
+
+
+def _family(case: Case) -> str:
+    """The case a `ragmeter vary` variant was made from, else the case itself: a variant
+    repeats (shuffled or distractor contexts) or nearly repeats (a typo) its origin's
+    question by design, which is not a duplicate."""
+    spec = case.metadata.get("vary")
+    origin = spec.get("origin") if isinstance(spec, dict) else None
+    return origin if isinstance(origin, str) and origin else case.id
 
 
 def _grams(text: str, n: int = 3) -> set[str]:
@@ -279,6 +293,19 @@ def _informational(cases: list[Case]) -> list[Finding]:
                 message=f"custom categories {names}; they are reported like the built-in ones "
                 f"({', '.join(KNOWN_CATEGORIES)}): check the spelling if not intended",
                 case_ids=[c.id for c in cases if c.category in unknown],
+            )
+        )
+    variants = [c.id for c in cases if _family(c) != c.id]
+    if variants:
+        findings.append(
+            Finding(
+                severity="info",
+                code="variants",
+                message=f"{len(variants)} case(s) are variants made by `ragmeter vary`: their "
+                "questions repeat or nearly repeat their origin's by design (not duplicates), "
+                "and the set's means mix them with the originals; `ragmeter vary check RUN` "
+                "reads them",
+                case_ids=variants,
             )
         )
     numbered = assigned_ids(cases)
