@@ -1,0 +1,227 @@
+"""`ragmeter vary`: metamorphic variants of an eval set, and `ragmeter vary check RUN`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ._app import app, fail, make_console, user_errors
+
+vary_app = typer.Typer(
+    name="vary",
+    invoke_without_command=True,
+    rich_markup_mode="rich",
+)
+app.add_typer(vary_app, name="vary")
+
+_SHOWN = 6
+
+
+@vary_app.callback()
+def vary(
+    ctx: typer.Context,
+    cases: Path = typer.Option(None, "--cases", "-c", help="Eval set (JSONL, JSON, YAML, CSV)."),
+    out: Path = typer.Option(None, "--out", "-o", help="The varied eval set to write (.jsonl)."),
+    kinds: list[str] = typer.Option(
+        None,
+        "--kinds",
+        help="Variants to make: comma-separated or repeated; of typo, distractor, shuffle, "
+        "out_of_scope (default: all four, each where it applies).",
+    ),
+    seed: int = typer.Option(
+        0, "--seed", help="Seed of every random choice (same seed, same set)."
+    ),
+    answers: Path = typer.Option(
+        None,
+        "--answers",
+        "-a",
+        help="Contexts and answers for the eval set's cases: a run (its directory or "
+        "results.json) or an answers file. Written into every case, so distractor and shuffle "
+        "apply and the varied set runs without a pipeline.",
+    ),
+    limit: int = typer.Option(
+        None, "--limit", min=1, help="At most N variants of each kind (origins picked by the seed)."
+    ),
+) -> None:
+    """Metamorphic variants of an eval set, with the direction each metric should move.
+
+    Writes a new eval set: every case followed by its variants (`<id>~typo`, `~distractor`,
+    `~shuffle`, `~out_of_scope`), each with its origin, kind and the expected direction of
+    every metric under `metadata.vary`. Run it like any eval set, then `ragmeter vary check
+    RUN` says which expectations the pipeline and judge broke.
+
+    Exit code 0 when written, 2 when the eval set, --answers or the options are at fault.
+    """
+    if ctx.invoked_subcommand is not None:
+        if cases or out or kinds or answers or limit:
+            fail(f"`vary {ctx.invoked_subcommand}` takes its own options; give them after it")
+        return
+    if cases is None and out is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit()
+    if cases is None or out is None:
+        fail("give both --cases FILE and --out FILE.jsonl (or `ragmeter vary check RUN`)")
+    from ..cases import load_cases
+    from ..vary import attach_outputs, load_outputs, parse_kinds, vary_cases, write_cases
+
+    with user_errors():
+        chosen = parse_kinds(kinds)
+        if out.expanduser().resolve() == cases.expanduser().resolve():
+            fail(f"--out {out}: that is the eval set itself; write the varied set elsewhere")
+        eval_cases = load_cases(cases)
+        if answers is not None:
+            eval_cases = attach_outputs(eval_cases, load_outputs(answers), source=str(answers))
+        variation = vary_cases(eval_cases, chosen, seed=seed, limit=limit, source=str(cases))
+        write_cases(variation.cases, out)
+    _print_variation(variation, out, make_console())
+
+
+def _print_variation(variation: object, out: Path, console: Console) -> None:
+    from ..vary import Variation
+
+    assert isinstance(variation, Variation)
+    made = ", ".join(f"{kind} {n}" for kind, n in variation.made.items())
+    originals = len(variation.cases) - variation.n_variants
+    console.print(
+        f"wrote {len(variation.cases)} cases to {out}: {originals} originals and "
+        f"{variation.n_variants} variants ({made})",
+        soft_wrap=True,
+        markup=False,
+    )
+    if variation.skipped:
+        console.print("not varied:", markup=False)
+    for skipped in variation.skipped:
+        ids = ", ".join(skipped.case_ids[:_SHOWN])
+        more = f", … ({len(skipped.case_ids)} in all)" if len(skipped.case_ids) > _SHOWN else ""
+        console.print(
+            f"  {skipped.kind}: {len(skipped.case_ids)} case(s), {skipped.reason} ({ids}{more})",
+            soft_wrap=True,
+            markup=False,
+        )
+    fixed = all(case.answer is not None for case in variation.cases)
+    how = "" if fixed else " --pipeline MODULE:FUNCTION (or --endpoint URL)"
+    console.print(
+        f"next: ragmeter run --cases {out}{how} --out DIR, then ragmeter vary check DIR",
+        soft_wrap=True,
+        markup=False,
+    )
+
+
+@vary_app.command()
+def check(
+    run: Path = typer.Argument(
+        ..., help="A run over a varied eval set (directory or results.json)."
+    ),
+    tolerance: float = typer.Option(
+        0.1,
+        "--tolerance",
+        min=0.0,
+        max=0.99,
+        help="How far a score may move and still count as the expected 'same' (and how far "
+        "past 'up or same' / 'down or same' it may go).",
+    ),
+    fail_on_broken: bool = typer.Option(
+        False, "--fail-on-broken", help="Exit 1 when any expectation broke."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the table and every pair as JSON."),
+    max_broken: int = typer.Option(20, "--max-broken", min=0, help="Broken pairs to list."),
+) -> None:
+    """Check a run over a varied eval set: which expected directions held and which broke.
+
+    Pairs each variant of RUN with its origin: a table of variant kind x metric (expected,
+    pairs, held, broke, unscored, not checked), then the broken pairs, largest move first.
+    Unscored pairs are counted as unscored, never as held.
+
+    Exit code 0 (1 with --fail-on-broken when an expectation broke), 2 when the run cannot be
+    loaded or holds no variants.
+    """
+    from ..vary_check import load_check
+
+    with user_errors():
+        result = load_check(run, tolerance=tolerance)
+    if as_json:
+        typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+    else:
+        _print_check(result, make_console(), max_broken=max_broken)
+    raise typer.Exit(result.exit_code(fail_on_broken))
+
+
+def _print_check(result: object, console: Console, *, max_broken: int) -> None:
+    from ..vary_check import DIRECTION_LABELS, VaryCheck, reasons
+
+    assert isinstance(result, VaryCheck)
+    console.print(
+        f"{result.source}: {result.variants} variants; 'same' within ±{result.tolerance:g}",
+        soft_wrap=True,
+        markup=False,
+    )
+    table = Table(title="Expected moves of each variant against its origin", title_justify="left")
+    for name, justify in (
+        ("kind", "left"),
+        ("metric", "left"),
+        ("expected", "left"),
+        ("pairs", "right"),
+        ("held", "right"),
+        ("broke", "right"),
+        ("unscored", "right"),
+        ("not checked", "right"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in result.rows:
+        table.add_row(
+            row.kind,
+            row.metric,
+            DIRECTION_LABELS[row.expected],
+            str(row.pairs),
+            str(row.held),
+            f"[bold red]{row.broke}[/bold red]" if row.broke else "0",
+            str(row.unscored),
+            str(row.not_checked),
+        )
+    console.print(table)
+    broken = sorted(result.broken, key=_size_of_break, reverse=True)
+    if broken:
+        console.print(f"\nbroken ({len(broken)}), largest move first:", markup=False)
+    for outcome in broken[:max_broken]:
+        console.print(f"  {_describe(outcome)}", soft_wrap=True, markup=False)
+    if len(broken) > max_broken:
+        console.print(f"  … and {len(broken) - max_broken} more (--max-broken)", markup=False)
+    for status, title in (("unscored", "unscored"), ("not_checked", "not checked")):
+        found = reasons(result.outcomes, status)  # type: ignore[arg-type]
+        if found:
+            console.print(f"\n{title}:", markup=False)
+        for reason, n, ids in found:
+            more = f", … ({len(ids)} variants)" if len(ids) > _SHOWN else ""
+            console.print(
+                f"  {n} pair(s): {reason} ({', '.join(ids[:_SHOWN])}{more})",
+                soft_wrap=True,
+                markup=False,
+            )
+
+
+def _size_of_break(outcome: object) -> float:
+    from ..vary_check import PairOutcome
+
+    assert isinstance(outcome, PairOutcome)
+    after = outcome.variant_score or 0.0
+    before = outcome.predicted if outcome.predicted is not None else outcome.origin_score
+    return abs(after - (1.0 if before is None else before))
+
+
+def _describe(outcome: object) -> str:
+    from ..vary_check import DIRECTION_LABELS, PairOutcome
+
+    assert isinstance(outcome, PairOutcome)
+    expected = DIRECTION_LABELS[outcome.expected]
+    after = f"{outcome.variant_score:.2f}"
+    if outcome.expected == "abstain":
+        return f"{outcome.variant} {outcome.metric}: expected {expected}, scored {after} (answered)"
+    before = f"{outcome.origin_score:.2f}" if outcome.origin_score is not None else "?"
+    line = f"{outcome.variant} {outcome.metric}: expected {expected}, {before} → {after}"
+    if outcome.predicted is not None:
+        line += f" (the chunks' verdicts predict {outcome.predicted:.2f})"
+    return line + f" [origin {outcome.origin}]"
