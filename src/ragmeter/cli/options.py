@@ -32,7 +32,8 @@ JudgeConcurrencyOpt = Annotated[
     int | None,
     typer.Option(
         "--judge-concurrency",
-        help="Calls in flight to the judge at once (LLM judges; default 8; [judge] concurrency).",
+        help="Calls in flight to the judge at once (LLM judges; default 8; `concurrency` of the "
+        "judge table in ragmeter.toml).",
     ),
 ]
 CacheDirOpt = Annotated[Path | None, typer.Option("--cache-dir", help="LLM call cache location.")]
