@@ -214,7 +214,7 @@ def _judge_pair(
                 "verdicts, so the shuffled order predicts nothing"
             )
             return
-        outcome.predicted = round(predicted, 4)
+        outcome.predicted = predicted
         held = abs(after - predicted) <= slack
     elif outcome.expected == "same":
         held = abs(after - before) <= slack
