@@ -503,6 +503,12 @@ def test_a_missing_origin_or_an_unscored_origin_is_never_held() -> None:
     typo = {o.metric: o for o in check.outcomes if o.variant == "o~typo"}
     assert typo["faithfulness"].status == "unscored"
     assert typo["faithfulness"].reason.startswith("origin unscored: refusal")
+    variant_case = run.cases[1]
+    variant_case.metrics["faithfulness"] = origin.metrics["faithfulness"]
+    both = {o.metric: o for o in check_run(make_run(run.cases)).outcomes if o.variant == "o~typo"}
+    assert both["faithfulness"].reason == (
+        "origin and variant unscored: refusal: answer has no claims"
+    )
     without_origin = check_run(make_run(run.cases[1:]))
     assert {o.status for o in without_origin.outcomes if o.kind != "out_of_scope"} == {
         "not_checked"

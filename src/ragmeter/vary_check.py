@@ -191,17 +191,21 @@ def _judge_pair(
     if problem:
         outcome.reason = problem
         return
-    missing = [
-        f"{side} unscored: {_unscored_reason(case, metric)}"
+    missing = {
+        side: _unscored_reason(case, metric)
         for side, case, score in (
             ("origin", origin, outcome.origin_score),
             ("variant", variant, outcome.variant_score),
         )
         if score is None
-    ]
+    }
     if missing:
         outcome.status = "unscored"
-        outcome.reason = "; ".join(missing)
+        if len(set(missing.values())) == 1:
+            sides = " and ".join(missing)
+            outcome.reason = f"{sides} unscored: {next(iter(missing.values()))}"
+        else:
+            outcome.reason = "; ".join(f"{side} unscored: {why}" for side, why in missing.items())
         return
     before, after = outcome.origin_score, outcome.variant_score
     assert before is not None and after is not None

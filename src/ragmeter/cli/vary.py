@@ -19,6 +19,7 @@ vary_app = typer.Typer(
 app.add_typer(vary_app, name="vary")
 
 _SHOWN = 6
+_SHOWN_PAIRS = 3
 
 
 @vary_app.callback()
@@ -195,9 +196,9 @@ def _print_check(result: object, console: Console, *, max_broken: int) -> None:
         if found:
             console.print(f"\n{title}:", markup=False)
         for reason, n, ids in found:
-            more = f", … ({len(ids)} variants)" if len(ids) > _SHOWN else ""
+            more = f", … ({len(ids)} variants)" if len(ids) > _SHOWN_PAIRS else ""
             console.print(
-                f"  {n} pair(s): {reason} ({', '.join(ids[:_SHOWN])}{more})",
+                f"  {n} pair(s): {reason} ({', '.join(ids[:_SHOWN_PAIRS])}{more})",
                 soft_wrap=True,
                 markup=False,
             )
