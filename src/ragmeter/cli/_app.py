@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NoReturn
@@ -63,9 +64,13 @@ def user_errors() -> Iterator[None]:
 
 
 def make_console() -> Console:
-    """A stdout console; piped or captured output gets 120 columns instead of rich's 80."""
+    """A stdout console as wide as the terminal, or as `COLUMNS` says when it is set (rich
+    reads it); piped or captured output without `COLUMNS` gets 120 columns instead of 80."""
     console = Console()
-    return console if console.is_terminal else Console(width=120)
+    columns = os.environ.get("COLUMNS", "")
+    if console.is_terminal or (columns.isdigit() and int(columns) > 0):
+        return console
+    return Console(width=120)
 
 
 def _show_version(value: bool) -> None:
