@@ -1,8 +1,17 @@
-"""Terminal report: metrics with intervals, per category, diagnosis, failed cases."""
+"""Terminal report: metrics with intervals, per category, diagnosis, failed cases.
+
+Every part fits the console's width (the terminal's, or `COLUMNS`): a table too wide for it
+leaves out its least useful columns (the score table's stage, then its distribution) or puts
+its headers on two lines (the category table), long cells wrap inside their column, and the
+failed cases' lines wrap under their own text, not back at the left margin."""
 
 from __future__ import annotations
 
-from rich.console import Console, Group
+import io
+
+from rich.cells import cell_len
+from rich.console import Console, Group, RenderableType
+from rich.measure import Measurement
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -38,25 +47,64 @@ def _ci(stats: MetricSummary) -> str:
     return "—" if stats.ci is None else f"[{stats.ci[0]:.2f}, {stats.ci[1]:.2f}]"
 
 
-def metrics_table(run: RunResult) -> Table:
+def natural_width(renderable: RenderableType) -> int:
+    """The columns `renderable` takes when nothing has to wrap."""
+    console = Console(width=10_000, file=io.StringIO(), color_system=None)
+    return Measurement.get(console, console.options, renderable).maximum
+
+
+SCORE_COLUMNS = ("metric", "stage", "mean", "95% CI", "scored", "unscored", "failed", "0 → 1")
+NARROW_DROPS = ("stage", "0 → 1")
+"""Score-table columns left out, in this order, while the table is wider than the console:
+the stage is in the diagnosis too, and the distribution is a picture of the numbers."""
+
+
+def _metrics_table(run: RunResult, columns: tuple[str, ...], *, wrap: bool = False) -> Table:
     table = Table(title="Scores (95% bootstrap interval)", title_justify="left")
-    for col in ("metric", "stage", "mean", "95% CI", "scored", "unscored", "failed", "0 → 1"):
-        table.add_column(col, justify="left" if col in ("metric", "stage", "0 → 1") else "right")
+    for col in columns:
+        table.add_column(
+            col,
+            justify="left" if col in ("metric", "stage", "0 → 1") else "right",
+            no_wrap=not wrap and col != "stage",
+            overflow="fold",
+        )
     for metric in METRICS:
         stats = run.summary.metrics.get(metric)
         if stats is None:
             continue
-        stage = "retrieval" if metric in RETRIEVAL_METRICS else "generation"
-        table.add_row(
-            metric,
-            stage,
-            _fmt(stats.mean),
-            _ci(stats),
-            str(stats.n_scored),
-            str(stats.n_unscored),
-            str(stats.n_failed),
-            sparkline(stats.histogram),
-        )
+        cells = {
+            "metric": metric.replace("_", " ") if wrap else metric,  # wraps between words
+            "stage": "retrieval" if metric in RETRIEVAL_METRICS else "generation",
+            "mean": _fmt(stats.mean),
+            "95% CI": _ci(stats),
+            "scored": str(stats.n_scored),
+            "unscored": str(stats.n_unscored),
+            "failed": str(stats.n_failed),
+            "0 → 1": sparkline(stats.histogram),
+        }
+        table.add_row(*(cells[col] for col in columns))
+    return table
+
+
+def metrics_table(run: RunResult, width: int | None = None) -> Table:
+    """Each metric's mean, interval, counts and distribution. Within `width` columns the
+    stage and then the distribution are left out (a caption says so), so that down to 80
+    columns no metric name or figure is cut or wrapped; narrower still, cells wrap (metric
+    names between their words) rather than end in "…"."""
+    columns: tuple[str, ...] = SCORE_COLUMNS
+    table = _metrics_table(run, columns)
+    for drop in NARROW_DROPS:
+        if width is None or natural_width(table) <= width:
+            break
+        columns = tuple(col for col in columns if col != drop)
+        table = _metrics_table(run, columns)
+    if width is not None and natural_width(table) > width:  # under ~72 columns: fold, not "…"
+        table = _metrics_table(run, columns, wrap=True)
+    left_out = [col for col in SCORE_COLUMNS if col not in columns]
+    if left_out:
+        names = " and ".join("distribution" if col == "0 → 1" else col for col in left_out)
+        table.caption = f"{names} left out at this width"
+        table.caption_justify = "left"
     return table
 
 
@@ -66,7 +114,9 @@ def unscored_table(run: RunResult) -> Table | None:
     if groups:
         table = Table(title="Unscored (not counted in the means), by cause", title_justify="left")
         for column in ("cause", "metrics", "cases", "e.g."):
-            table.add_column(column, justify="right" if column == "cases" else "left")
+            table.add_column(
+                column, justify="right" if column == "cases" else "left", overflow="fold"
+            )
         for group in groups:
             metrics = "all" if len(group.metrics) == len(METRICS) else ", ".join(group.metrics)
             cause = group.cause + (" (by design)" if group.by_design else "")
@@ -105,12 +155,29 @@ def health_lines(run: RunResult) -> list[Text]:
     return lines
 
 
-def category_table(run: RunResult) -> Table:
+def _two_lines(metric: str) -> str:
+    """`context_precision` as `context` over `precision`: a header half as wide."""
+    head, _, tail = metric.partition("_")
+    return f"{head}\n{tail}" if tail else metric
+
+
+def category_table(run: RunResult, width: int | None = None) -> Table:
+    """Means per category; within `width` columns, the metric headers go on two lines, and a
+    long category name wraps in its column."""
+    table = _category_table(run, two_line_heads=False)
+    if width is not None and natural_width(table) > width:
+        table = _category_table(run, two_line_heads=True)
+    return table
+
+
+def _category_table(run: RunResult, *, two_line_heads: bool) -> Table:
     table = Table(title="By category (mean, scored cases)", title_justify="left")
-    table.add_column("category")
+    table.add_column("category", overflow="fold")
     judged = [m for m in METRICS if m in run.summary.metrics]  # `--metrics` may judge fewer
     for metric in judged:
-        table.add_column(metric, justify="right")
+        table.add_column(
+            _two_lines(metric) if two_line_heads else metric, justify="right", no_wrap=True
+        )
     categories = list(run.summary.by_category.items())
     for category, per_metric in categories[:MAX_CATEGORIES]:
         cells = []
@@ -130,31 +197,40 @@ def category_table(run: RunResult) -> Table:
 
 def diagnosis_panel(run: RunResult) -> Panel:
     diag = run.diagnosis
-    lines = [Text(diag.headline, style="bold")]
+    lines: list[RenderableType] = [Text(diag.headline, style="bold")]
     styles = {"fix-first": "bold red", "weak": "yellow", "ok": "green", "unknown": "dim"}
     for finding in diag.findings:
-        line = Text(f"  [{finding.stage}] ", style="dim")
-        line.append(printable(finding.message), style=styles.get(finding.severity, ""))
-        lines.append(line)
+        message = Text(printable(finding.message), style=styles.get(finding.severity, ""))
+        lines.append(_hanging(f"  [{finding.stage}] ", message, "dim"))
         if finding.advice and finding.severity in ("fix-first", "weak"):
-            lines.append(Text(f"      → {finding.advice}", style="dim"))
+            lines.append(_hanging("      → ", Text(finding.advice, style="dim"), "dim"))
     return Panel(Group(*lines), title="Diagnosis", title_align="left")
+
+
+def _hanging(lead: str, body: Text, style: str = "") -> Table:
+    """`lead` then `body`, whose wrapped lines start under its first character."""
+    grid = Table.grid()
+    grid.add_column(width=cell_len(lead), no_wrap=True, style=style)
+    grid.add_column(overflow="fold")
+    grid.add_row(Text(lead), body)  # a Text: "[retrieval]" is not markup
+    return grid
 
 
 def failures_group(run: RunResult, limit: int) -> Group:
     failures, total = worst_failures(run, limit)
     head = Text(f"Failed cases: {total} (case × metric below threshold), worst first", style="bold")
-    items: list[Text] = [head]
+    items: list[RenderableType] = [head]
     for failure in failures:
         case = failure.case
-        title = Text(f"\n{failure.score:.2f}  {failure.metric}  ", style="bold red")
+        title = Text(f"{failure.metric}  ", style="bold red")
         title.append(printable(f"{case.id} [{case.category}, {case.lang}] "), style="bold")
         title.append(short(case.question, 90))
-        items.append(title)
+        items += [Text(""), _hanging(f"{failure.score:.2f}  ", title, "bold red")]
         if failure.metric != "context_recall" and case.answer:
-            items.append(Text(f"    answer: {short(case.answer, 140)}", style="dim"))
+            answer = Text(f"answer: {short(case.answer, 140)}", style="dim")
+            items.append(_hanging("    ", answer))
         for reason in failure.reasons[:4]:
-            items.append(Text(f"    • {reason}"))
+            items.append(_hanging("    • ", Text(reason)))
     if total > len(failures):
         items.append(
             Text(
@@ -169,17 +245,22 @@ def render_terminal(
 ) -> None:
     """Print the whole report to `console` (stdout by default)."""
     console = console or Console()
+    width = console.width
     info = run.run
     judge = run.judge
     header = Text("ragmeter", style="bold")
-    header.append(
-        printable(
-            f" · {counted(run.summary.n_cases, 'case')} · pipeline: {info.pipeline or '—'} · "
-            f"judge: {judge.kind} ({judge.model}) · "
-            f"{'—' if info.seconds is None else info.seconds} s"
-        )
+    pipeline = printable(f"pipeline: {info.pipeline or '—'}")
+    rest = printable(
+        f"judge: {judge.kind} ({judge.model}) · {'—' if info.seconds is None else info.seconds} s"
     )
-    console.print(header)
+    cases = counted(run.summary.n_cases, "case")
+    if cell_len(f"ragmeter · {cases} · {pipeline} · {rest}") <= width:
+        header.append(f" · {cases} · {pipeline} · {rest}")
+        console.print(header)
+    else:  # the pipeline's description (often long) on lines of its own
+        header.append(f" · {cases} · {rest}")
+        console.print(header)
+        console.print(_hanging("  ", Text(pipeline)))
     spend = spend_line(run)
     if spend:
         console.print(spend, style="dim", markup=False)
@@ -195,11 +276,11 @@ def render_terminal(
         )
     for health in health_lines(run):
         console.print(health)
-    console.print(metrics_table(run))
+    console.print(metrics_table(run, width))
     unscored = unscored_table(run)
     if unscored is not None:
         console.print(unscored)
-    console.print(category_table(run))
+    console.print(category_table(run, width))
     console.print(diagnosis_panel(run))
     console.print(failures_group(run, max_failures))
 
