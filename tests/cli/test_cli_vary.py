@@ -88,10 +88,18 @@ def test_check_prints_the_table_and_the_broken_pairs(tmp_path: Path) -> None:
     result = invoke("vary", "check", tmp_path / "run")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    row = next(line for line in lines if "typo" in line and "faithfulness" in line)
-    cells = [cell.strip() for cell in row.strip("│ ").split("│")]
-    # kind, metric, expected, pairs, held, broke, unscored, not checked
-    assert cells == ["typo", "faithfulness", "same", "1", "0", "1", "0", "0"]
+    rows, kind = {}, None
+    for line in lines[lines.index(next(x for x in lines if x.startswith("kind / metric"))) + 2 :]:
+        if not line.strip():
+            break
+        if not line.startswith("  "):
+            kind = line.strip()
+        else:
+            metric, *cells = line.split()
+            rows[(kind, metric)] = cells
+    # expected, pairs, held, broke, unscored, not checked
+    assert rows[("typo", "faithfulness")] == ["same", "1", "0", "1", "0", "0"]
+    assert rows[("shuffle", "context_precision")][:3] == ["follows", "the", "chunks"]
     assert "follows the chunks" in result.output and "abstains" in result.output
     assert "broken (3)" in result.output
     assert "o~typo faithfulness: expected same, 0.90 → 0.50 [origin o]" in result.output

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 import typer
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ._app import app, fail, make_console, user_errors
@@ -160,22 +162,25 @@ def _print_check(result: object, console: Console, *, max_broken: int) -> None:
         soft_wrap=True,
         markup=False,
     )
-    table = Table(title="Expected moves of each variant against its origin", title_justify="left")
-    for name, justify in (
-        ("kind", "left"),
-        ("metric", "left"),
-        ("expected", "left"),
-        ("pairs", "right"),
-        ("held", "right"),
-        ("broke", "right"),
-        ("unscored", "right"),
-        ("not checked", "right"),
-    ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table = Table(
+        title="Expected moves of each variant against its origin",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("kind / metric", no_wrap=True)
+    table.add_column("expected", no_wrap=True)
+    for name in ("pairs", "held", "broke", "unscored", "not checked"):
+        table.add_column(name, justify="right")
+    kind = None
     for row in result.rows:
+        if row.kind != kind:
+            kind = row.kind
+            table.add_row(f"[bold]{escape(kind)}[/bold]")
         table.add_row(
-            row.kind,
-            row.metric,
+            f"  {row.metric}",
             DIRECTION_LABELS[row.expected],
             str(row.pairs),
             str(row.held),
