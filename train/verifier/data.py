@@ -69,18 +69,32 @@ def load_pairs(data: Path = DATA) -> list[Pair]:
     return pairs
 
 
-def sampling_weights(pairs: list[Pair]) -> np.ndarray:
-    """Per-pair probabilities: language and group shares as above; inside each language, the
-    two labels weigh the same in every overlap decile (overlap carries no label signal)."""
-    ov = np.array([overlap(p.claim, p.premise) for p in pairs])
-    lang = np.array([p.lang for p in pairs])
-    label = np.array([p.label for p in pairs])
+def natural_weights(pairs: list[Pair]) -> np.ndarray:
+    """Per-pair probabilities with the language and group shares above and nothing else:
+    within a group, pairs keep the label and overlap mix their sources have."""
     w = np.zeros(len(pairs))
     groups: dict[tuple[str, str], list[int]] = {}
     for i, p in enumerate(pairs):
         groups.setdefault((p.lang, p.group), []).append(i)
     for key, idx in groups.items():
         w[idx] = LANG_WEIGHT[key[0]] * GROUP_WEIGHT[key] / len(idx)
+    return w / w.sum()
+
+
+def mixed_weights(pairs: list[Pair], natural: float) -> np.ndarray:
+    """`natural` of the probability mass drawn as the sources have it, the rest
+    overlap-balanced: the balanced part teaches meaning where words are shared, the natural
+    part that an answer sharing few of the evidence's words is seldom supported."""
+    return (1.0 - natural) * sampling_weights(pairs) + natural * natural_weights(pairs)
+
+
+def sampling_weights(pairs: list[Pair]) -> np.ndarray:
+    """Per-pair probabilities: language and group shares as above; inside each language, the
+    two labels weigh the same in every overlap decile (overlap carries no label signal)."""
+    ov = np.array([overlap(p.claim, p.premise) for p in pairs])
+    lang = np.array([p.lang for p in pairs])
+    label = np.array([p.label for p in pairs])
+    w = natural_weights(pairs)
     for lg in LANG_WEIGHT:
         in_lang = lang == lg
         edges = np.quantile(ov[in_lang], np.linspace(0, 1, BINS + 1)[1:-1])
@@ -95,6 +109,38 @@ def sampling_weights(pairs: list[Pair]) -> np.ndarray:
             w[pos] *= half / w[pos].sum()
             w[neg] *= half / w[neg].sum()
     return w / w.sum()
+
+
+@dataclass
+class Split:
+    """Which pairs train the verifier and which two slices stay out of every phase."""
+
+    held: np.ndarray
+    """Held out, drawn overlap-balanced (seed 0)."""
+    held_natural: np.ndarray
+    """Held out, drawn as the sources have them (overlap predicts the label there)."""
+    balanced_order: np.ndarray
+    """The balanced phase's training order."""
+
+
+def split(pairs: list[Pair], heldout: int, balanced_pairs: int, length: int) -> Split:
+    """The held-out slices and the balanced order, reproducibly: anything fitted or measured
+    on pairs the verifier never saw (the held-out log in train.py, the check in export.py)
+    takes them from here."""
+    weights = sampling_weights(pairs)
+    rng = np.random.default_rng(0)
+    held = rng.choice(len(pairs), size=heldout, replace=False, p=weights)
+    weights[held] = 0.0
+    weights /= weights.sum()
+    order = rng.choice(len(pairs), size=length, replace=True, p=weights)
+    natural = natural_weights(pairs)
+    natural[held] = 0.0
+    natural[order[:balanced_pairs]] = 0.0  # pairs the balanced phase already saw
+    natural /= natural.sum()
+    held_natural = np.random.default_rng([0, 1]).choice(
+        len(pairs), size=heldout, replace=False, p=natural
+    )
+    return Split(held, held_natural, order)
 
 
 def best_window(claim: str, premise: str, tokenizer, budget: int) -> list[int]:

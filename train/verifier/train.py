@@ -123,6 +123,11 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=300)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--heldout", type=int, default=1000)
+    ap.add_argument("--natural", type=float, default=0.0,
+                    help="share of pairs drawn as the sources have them, not overlap-balanced "
+                         "(a new value starts a new phase with its own order)")
+    ap.add_argument("--balanced-pairs", type=int, default=24_000,
+                    help="pairs the balanced phase trained on (kept out of the natural slice)")
     args = ap.parse_args()
     torch.manual_seed(SEED)
     torch.set_num_threads(args.threads)
@@ -134,14 +139,25 @@ def main() -> None:
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(args.out / "tokenizer.json"))
-    weights = D.sampling_weights(pairs)
-    rng = np.random.default_rng(SEED)
-    held_idx = rng.choice(len(pairs), size=args.heldout, replace=False, p=weights)
-    weights[held_idx] = 0.0
-    weights /= weights.sum()
-    order = rng.choice(len(pairs), size=ORDER_LENGTH, replace=True, p=weights)
+    parts = D.split(pairs, args.heldout, args.balanced_pairs, ORDER_LENGTH)
+    held_idx, held_natural_idx, order = parts.held, parts.held_natural, parts.balanced_order
     held = [pairs[i] for i in held_idx]
     held_seqs = [D.encode(p, tokenizer) for p in held]
+    # the second held-out slice is drawn as the sources have it: overlap does predict the
+    # label there, and no phase trains on it
+    held_natural = [pairs[i] for i in held_natural_idx]
+    held_natural_seqs = [D.encode(p, tokenizer) for p in held_natural]
+    order_id = "balanced"
+    if args.natural > 0:
+        # the mixed phase draws a new order, with both held-out slices left out
+        mix = D.mixed_weights(pairs, args.natural)
+        mix[held_idx] = 0.0
+        mix[held_natural_idx] = 0.0
+        mix /= mix.sum()
+        order_id = f"mixed:{args.natural}"
+        order = np.random.default_rng([SEED, 2]).choice(
+            len(pairs), size=ORDER_LENGTH, replace=True, p=mix
+        )
 
     model = load_model(args.out)
     model.word.weight.requires_grad_(False)
@@ -160,17 +176,28 @@ def main() -> None:
         optimiser.load_state_dict(ckpt["optimiser"])
         step, position = ckpt["step"], ckpt["position"]
         pairs_seen, seconds = ckpt["pairs_seen"], ckpt["seconds"]
-        print(f"resumed at step {step} ({pairs_seen:,} pairs, {seconds / 60:.0f} min)")
+        phases = ckpt.get("phases", [["balanced", position]])
+        if phases[-1][0] != order_id:  # a new phase starts at the head of its own order
+            phases.append([order_id, 0])
+            position = 0
+        print(f"resumed at step {step} ({pairs_seen:,} pairs, {seconds / 60:.0f} min); "
+              f"phases {phases}")
+    else:
+        phases = [[order_id, 0]]
     base_lrs = [g["lr"] for g in optimiser.param_groups]
 
     def save() -> None:
         state = {n: t for n, t in model.state_dict().items() if n != "word.weight"}
         tmp = ckpt_path.with_suffix(".tmp")
+        phases[-1][1] = position
         torch.save({"trainable": state, "optimiser": optimiser.state_dict(), "step": step,
-                    "position": position, "pairs_seen": pairs_seen, "seconds": seconds}, tmp)
+                    "position": position, "pairs_seen": pairs_seen, "seconds": seconds,
+                    "phases": phases}, tmp)
         tmp.replace(ckpt_path)
+        natural_row = evaluate(model, held_natural, held_natural_seqs)
         row = {"step": step, "pairs": pairs_seen, "minutes": round(seconds / 60, 1),
-               **evaluate(model, held, held_seqs)}
+               "order": order_id, **evaluate(model, held, held_seqs),
+               **{f"natural_{k}": v for k, v in natural_row.items()}}
         with (args.out / "log.jsonl").open("a") as f:
             f.write(json.dumps(row) + "\n")
         print("checkpoint", json.dumps(row), flush=True)
