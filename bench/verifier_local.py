@@ -37,8 +37,11 @@ from runtime import Verifier, passage_around  # noqa: E402
 
 from ragmeter.agreement import auroc, measure, spearman  # noqa: E402
 from ragmeter.judges.base import Sample  # noqa: E402
-from ragmeter.judges.local.combine import claim_evidence, load_combination  # noqa: E402
-from ragmeter.judges.local.faithfulness import score_faithfulness  # noqa: E402
+from ragmeter.judges.local.faithfulness import (  # noqa: E402
+    claim_credit,
+    claim_evidence,
+    score_faithfulness,
+)
 from ragmeter.judges.local.features import sentences  # noqa: E402
 from ragmeter.judges.local.settings import LocalSettings  # noqa: E402
 from ragmeter.judges.local.vectors import EmbeddingStore, load_embedder  # noqa: E402
@@ -64,7 +67,6 @@ def case_scores(case: LabelledCase, verifier: Verifier, store: EmbeddingStore) -
     out: dict[str, Any] = {"local": local.score, "overlap": baseline(case, "faithfulness")}
     if not local.scored or not case.contexts or not view.claims:
         return out
-    combination = load_combination()
     items = claim_evidence(view)
     pairs = []
     for item in items:
@@ -80,11 +82,7 @@ def case_scores(case: LabelledCase, verifier: Verifier, store: EmbeddingStore) -
     for item, p in zip(items, probs, strict=True):
         hard = item.alignment.hard
         ver.append(0.0 if hard else p)
-        if item.decided is not None or combination is None:
-            credit = item.decided if item.decided is not None else float(
-                item.alignment.label == "supported")
-        else:
-            credit = combination.credit(combination.probability(item.features))
+        credit = claim_credit(item, settings.unsupported_credit)
         blend.append(0.0 if hard else (credit + p) / 2)
     out.update(verifier=sum(ver) / len(ver), verifier_min=min(ver),
                blend=sum(blend) / len(blend), claims=len(items))

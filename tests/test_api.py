@@ -56,9 +56,10 @@ def test_evaluate_ragas_rows_with_the_local_judge(tmp_path):
     assert supported.ground_truth == RAGAS_ROWS[0]["reference"]
     assert supported.contexts == RAGAS_ROWS[0]["retrieved_contexts"]
     assert supported.score("faithfulness") == 1.0
-    assert invented.score("faithfulness") == 0.0
+    # unsupported: it counts its partial support, at most 0.4 (below the faithful bar)
+    assert invented.score("faithfulness") == 0.4
     assert invented.metrics["faithfulness"].evidence.claims[0].verdict == "not_verifiable"
-    assert result.summary_dict()["faithfulness"]["mean"] == 0.5
+    assert result.summary_dict()["faithfulness"]["mean"] == 0.7
     assert result.run.pipeline == "precomputed"
     assert result.run.cases_file == "(in memory: list, 2 cases)"
 
@@ -78,7 +79,7 @@ def test_evaluate_ragas_rows_with_the_local_judge(tmp_path):
         "metadata",
     ]
     assert names[9:] == [n for m in METRICS for n in (m, f"{m}_unscored_reason")]
-    assert [row["faithfulness"] for row in table] == ["1.0", "0.0"]
+    assert [row["faithfulness"] for row in table] == ["1.0", "0.4"]
     assert json.loads(table[0]["contexts"]) == RAGAS_ROWS[0]["retrieved_contexts"]
     assert table[1]["faithfulness_unscored_reason"] == ""
 
@@ -204,7 +205,7 @@ def test_a_dataframe_goes_in_and_out():
         "faithfulness",
         "faithfulness_unscored_reason",
     ]
-    assert table["faithfulness"].tolist() == [1.0, 0.0, 1.0]
+    assert table["faithfulness"].tolist() == [1.0, 0.4, 1.0]
     assert table["faithfulness"].dtype == "float64"
     assert pd.isna(table.loc[2, "context_recall"])
     assert "ground truth" in table.loc[2, "context_recall_unscored_reason"]

@@ -63,7 +63,7 @@ def test_readme_python_api_examples_run_as_written(tmp_path, monkeypatch):
     with (tmp_path / "scores.csv").open(encoding="utf-8", newline="") as handle:
         table = list(csv.DictReader(handle))
     assert [row["id"] for row in table] == ["1", "2"]
-    assert [row["faithfulness"] for row in table] == ["1.0", "0.0"]
+    assert [row["faithfulness"] for row in table] == ["1.0", "0.4"]
     assert table[0]["faithfulness_unscored_reason"] == ""
     assert {"context_recall", "context_precision", "answer_relevancy"} <= set(table[0])
     assert (tmp_path / "runs" / "api" / "results.json").is_file()

@@ -6,15 +6,13 @@
 Sets larger than --limit are subsampled with a fixed seed (0). Beside each figure: the
 word-overlap baseline (faithfulness: share of the answer's content words found in the
 contexts; answer relevancy: share of the question's content words found in the answer), and
-for MTRAG the RAGAS faithfulness the authors computed (`auto.rl_f`). For the local judge the
-cross-validated (leave-one-dataset-out) figure from the shipped weights' provenance is shown
-too. Writes bench/results/meta.json.
+for MTRAG the RAGAS faithfulness the authors computed (`auto.rl_f`). Nothing in the local judge
+is fitted to these sets, so every figure is out of sample. Writes bench/results/meta.json.
 
 `--write-reference` (local judge) also writes the judge's published agreement,
 src/ragmeter/judges/local/weights/reference_agreement.json: one headline per metric from
 MTRAG (people's ratings of RAG answers), which reports of uncalibrated runs with exactly this
-judge configuration quote. For faithfulness the headline is the leave-one-dataset-out figure
-(weights fitted without MTRAG), so it is not flattered by the fit.
+judge configuration quote.
 """
 
 from __future__ import annotations
@@ -72,22 +70,6 @@ def fmt(m: Measure | None) -> tuple[str, str]:
     return f"{m.value:.3f}", ci
 
 
-def provenance(judge: Any) -> dict[str, Any]:
-    """The local judge's weights provenance (how they were fitted and measured), if any."""
-    if getattr(judge, "name", "") != "local":
-        return {}
-    from ragmeter.judges.local.combine import load_combination
-
-    combination = load_combination()
-    found = combination.spec.get("provenance") if combination else None
-    return found if isinstance(found, dict) else {}
-
-
-def cross_validated(judge: Any) -> dict[str, Any]:
-    """Leave-one-dataset-out figures from the local judge's weights provenance, if any."""
-    return provenance(judge).get("metrics", {}).get("cross_validated", {})
-
-
 def build_judge(args: argparse.Namespace) -> Any:
     from ragmeter.judges.registry import create_judge
 
@@ -112,7 +94,6 @@ async def run_set(
         cases, judge, concurrency=args.concurrency, resamples=args.resamples
     )
     rows = []
-    cv = cross_validated(judge)
     for metric, part in calibration.metrics.items():
         labelled = [c for c in cases if metric in c.labels]
         human = [c.labels[metric] for c in labelled]
@@ -142,7 +123,6 @@ async def run_set(
                     "overlap": base_by[m.name].value,
                     "overlap_ci": base_by[m.name].ci,
                     "ragas": extra[m.name].value if m.name in extra else None,
-                    "cross_validated": cv.get(name, {}).get(metric, {}).get(m.name),
                 }
             )
     return rows
@@ -151,17 +131,16 @@ async def run_set(
 def print_table(rows: list[dict[str, Any]]) -> None:
     head = (
         f"{'set':10s} {'metric':17s} {'measure':18s} {'judge':>6s} {'95% CI':>14s} "
-        f"{'n':>4s} {'unsc':>4s} {'overlap':>7s} {'95% CI':>14s} {'LODO-CV':>7s}"
+        f"{'n':>4s} {'unsc':>4s} {'overlap':>7s} {'95% CI':>14s}"
     )
     print(head)
     print("-" * len(head))
     for r in rows:
         value, ci = fmt(Measure(name=r["measure"], value=r["value"], ci=r["ci"], n=r["n"]))
         ov, ov_ci = fmt(Measure(name="", value=r["overlap"], ci=r["overlap_ci"], n=r["n"]))
-        cv = "" if r["cross_validated"] is None else f"{r['cross_validated']:.3f}"
         line = (
             f"{r['set']:10s} {r['metric']:17s} {r['measure']:18s} {value:>6s} {ci:>14s} "
-            f"{r['n']:>4d} {r['unscored']:>4d} {ov:>7s} {ov_ci:>14s} {cv:>7s}"
+            f"{r['n']:>4d} {r['unscored']:>4d} {ov:>7s} {ov_ci:>14s}"
         )
         if r["ragas"] is not None:
             line += f"   RAGAS {r['ragas']:.3f}"
@@ -220,8 +199,7 @@ def main() -> None:
     )
     print(f"\nwritten to {args.out}")
     if args.write_reference:
-        fitted_on = provenance(judge).get("fitted_on", {})
-        write_reference(fingerprint, all_rows, sizes, args.limit, fitted_on)
+        write_reference(fingerprint, all_rows, sizes, args.limit)
         print(f"reference agreement written to {REFERENCE}")
 
 
@@ -230,24 +208,19 @@ def write_reference(
     rows: list[dict[str, Any]],
     sizes: dict[str, int],
     limit: int,
-    fitted_on: dict[str, Any],
 ) -> None:
-    """The local judge's headline agreement per metric on MTRAG, with every row beside it.
-    A held-out figure quotes the number of answers it was measured on in the fit."""
+    """The local judge's headline agreement per metric on MTRAG, with every row beside it."""
     headline = []
     for r in rows:
         if r["set"] != REFERENCE_SET or r["measure"] not in ("Spearman", "AUROC"):
             continue
-        held_out = r["cross_validated"]
         headline.append(
             {
                 "metric": r["metric"],
                 "measure": r["measure"],
-                "value": round(held_out if held_out is not None else r["value"], 3),
-                "ci": None if held_out is not None else [round(v, 3) for v in r["ci"]],
-                "n": fitted_on.get(REFERENCE_SET, {}).get("answers", r["n"])
-                if held_out is not None
-                else r["n"],
+                "value": round(r["value"], 3),
+                "ci": [round(v, 3) for v in r["ci"]],
+                "n": r["n"],
                 "labels_file": f"shared/data ({REFERENCE_NAME})",
                 "reference": REFERENCE_NAME,
             }
@@ -258,8 +231,8 @@ def write_reference(
         "script": "bench/meta/run.py --write-reference",
         "subsample": f"at most {limit} cases per set, seed 0",
         "cases": sizes,
-        "note": "faithfulness headline: leave-one-dataset-out (weights fitted without the "
-        "set); other metrics have no fitted weights",
+        "note": "nothing in the local judge is fitted to these labels: every figure is "
+        "out of sample",
         "headline": headline,
         "rows": rows,
     }

@@ -36,7 +36,7 @@ def test_answers_alone_is_the_eval_set(tmp_path, ragas_file):
     assert data["run"]["cases_file"] == str(ragas_file)
     assert [c["id"] for c in data["cases"]] == ["1", "2"]
     assert data["cases"][0]["ground_truth"] == RAGAS_ROWS[0]["reference"]
-    assert [c["metrics"]["faithfulness"]["score"] for c in data["cases"]] == [1.0, 0.0]
+    assert [c["metrics"]["faithfulness"]["score"] for c in data["cases"]] == [1.0, 0.4]
     assert data["summary"]["metrics"]["context_recall"]["n_scored"] == 2
     assert "no eval set" not in result.output
 

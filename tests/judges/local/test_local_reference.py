@@ -39,7 +39,6 @@ def test_shipped_reference_was_measured_with_this_judge(embedded: LocalJudge, tm
     for note in notes:
         assert note.reference == "MTRAG" and note.measure == "Spearman"
         assert note.n >= 250 and note.value is not None and -1 <= note.value <= 1
-    # the faithfulness weights were fitted on MTRAG among others: quote the held-out figure
     faithfulness = notes[0]
     rows = load_reference()["rows"]  # type: ignore[index]
     measured = next(
@@ -47,7 +46,9 @@ def test_shipped_reference_was_measured_with_this_judge(embedded: LocalJudge, tm
         for r in rows
         if r["set"] == "mtrag" and r["metric"] == "faithfulness" and r["measure"] == "Spearman"
     )
-    assert faithfulness.value == pytest.approx(measured["cross_validated"], abs=1e-3)
+    # nothing in the judge is fitted to these labels: the headline is the measured figure
+    assert faithfulness.value == pytest.approx(measured["value"], abs=1e-3)
+    assert faithfulness.n == measured["n"]
 
 
 def test_reference_is_not_quoted_for_another_configuration(embedded: LocalJudge) -> None:

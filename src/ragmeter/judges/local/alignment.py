@@ -179,7 +179,7 @@ def align(
         found.hard = True
         found.part = conflict[1] if len(window.parts) > 1 else None
         return found
-    unknown = [n.value for n in nums if n.value not in index.all_numbers]
+    unknown = [n.value for n in nums if n.value not in index.all_numbers and not _implicit(n)]
     if unknown:
         found.label = "not_verifiable"
         found.reason = f"the number {unknown[0]} appears nowhere in the contexts"
@@ -252,6 +252,12 @@ def _number_part(statement: str, number: NumberMention, window: Window, lang: La
         range(len(window.parts)),
         key=lambda k: coverage(clause_keys, passage_keys(window.parts[k], lang)),
     )
+
+
+def _implicit(number: NumberMention) -> bool:
+    """One of a unit of time ("one month", "一个月"): contexts say it without a digit ("a
+    month", "monthly", "每月"), so its absence there proves nothing."""
+    return number.value == "1" and number.kind in _DURATIONS
 
 
 def _family(kind: str) -> str:

@@ -1,17 +1,60 @@
 """Faithfulness: the share of the answer's claims supported by the retrieved contexts.
 
-Each claim counts by its fitted support probability (fully above a high mark, not at all
-below a low one), so the score stays a share of supported claims with finer grades between.
+Each claim is aligned with its best context window. Rules decide the clear cases: a number,
+negation or opposite word that contradicts the window, or a number found nowhere, counts 0; a
+window holding nearly every key word counts 1. Every other claim counts by its support (the
+share of its key words the window holds, blended with sentence similarity in English): fully
+that when the rules call it supported (support at or above `support_threshold`), at most
+`unsupported_credit` otherwise, so a claim short of support never reaches the faithful bar
+alone. Nothing here is fitted to human labels (bench/meta measures it against them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 
 from ..base import ClaimVerdict, Evidence, MetricName, MetricResult
 from ..rules import no_context_verdicts, precheck
-from .combine import ClaimEvidence, Combination, claim_evidence, load_combination
+from .alignment import Alignment, align
+from .features import statement_keys
 from .view import SampleView
+
+
+@dataclass(frozen=True)
+class ClaimEvidence:
+    """A claim, its best alignment, and the credit the rules fixed (None: its support's)."""
+
+    claim: str
+    alignment: Alignment
+    decided: float | None = None
+
+
+def claim_evidence(view: SampleView) -> list[ClaimEvidence]:
+    """Align every claim of the answer with the contexts (needs contexts)."""
+    out = []
+    for claim in view.claims:
+        found = align(claim, view.index, view.settings)
+        decided = None
+        if found.hard:
+            decided = 0.0
+        elif (
+            found.label == "supported"
+            and found.lexical >= view.settings.lexical_sufficient
+            and found.window is not None
+            and not statement_keys(claim, view.lang) - found.window.keys
+        ):
+            decided = 1.0
+        out.append(ClaimEvidence(claim, found, decided))
+    return out
+
+
+def claim_credit(item: ClaimEvidence, cap: float) -> float:
+    """How much a claim counts toward the score (see the module docstring)."""
+    if item.decided is not None:
+        return item.decided
+    found = item.alignment
+    return found.support if found.label == "supported" else min(found.support, cap)
 
 
 def score_faithfulness(view: SampleView) -> MetricResult:
@@ -30,22 +73,18 @@ def score_faithfulness(view: SampleView) -> MetricResult:
     notes = _role_notes(roles)
     verdicts: list[ClaimVerdict] = []
     credits: list[float] = []
-    combination = load_combination()
     for item in claim_evidence(view):
-        verdict, credit = _verdict(item, combination)
-        verdicts.append(verdict)
-        credits.append(credit)
+        verdicts.append(_verdict(item))
+        credits.append(claim_credit(item, view.settings.unsupported_credit))
     evidence = Evidence(claims=verdicts, abstained=False, notes=notes)
     score = round(sum(credits) / len(credits), 6)
     return MetricResult(metric=metric, score=score, evidence=evidence)
 
 
-def _verdict(item: ClaimEvidence, combination: Combination | None) -> tuple[ClaimVerdict, float]:
-    """The claim's verdict and how much it counts: rules decide conflicts, unknown numbers or
-    names and near-complete lexical support; otherwise the fitted support probability does
-    (the rules' threshold when no weights are installed)."""
+def _verdict(item: ClaimEvidence) -> ClaimVerdict:
+    """The claim's verdict, its evidence window and the support it rests on."""
     found = item.alignment
-    verdict = ClaimVerdict(
+    return ClaimVerdict(
         claim=item.claim,
         verdict=found.label,
         chunk_index=found.chunk,
@@ -54,17 +93,6 @@ def _verdict(item: ClaimEvidence, combination: Combination | None) -> tuple[Clai
         reason=found.reason,
         confidence=0.0 if found.label == "contradicted" else round(found.support, 4),
     )
-    if combination is None or item.decided is not None:
-        return verdict, 1.0 if found.label == "supported" else 0.0
-    probability = combination.probability(item.features)
-    verdict.confidence = round(probability, 4)
-    supported = probability >= combination.threshold
-    if supported != (found.label == "supported"):
-        verdict.verdict = "supported" if supported else "not_verifiable"
-        verdict.reason = (
-            f"{found.reason}; support probability {probability:.2f} from all the evidence"
-        )
-    return verdict, combination.credit(probability)
 
 
 def _role_notes(roles: AbstractSet[str]) -> list[str]:

@@ -17,7 +17,9 @@ from .settings import LocalSettings
 from .vectors import EmbeddingStore, load_embedder
 from .view import SampleView, build_view
 
-PROMPT_VERSION = "local-3"  # 2: antonym swaps contradict; 3: free-wording refusals, follow-ups
+PROMPT_VERSION = "local-4"
+# 2: antonym swaps contradict; 3: free-wording refusals, follow-ups; 4: a claim counts by its
+# support (no weights fitted to human labels); one of a unit of time needs no digit
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 
 _SCORERS: dict[MetricName, Callable[[SampleView], MetricResult]] = {
@@ -74,7 +76,7 @@ class LocalJudge(JudgeBase):
             kind="local",
             model=model,
             prompt_version=PROMPT_VERSION,
-            params={**self.settings.model_dump(), "faithfulness_weights": _weights_version()},
+            params=self.settings.model_dump(),
         )
 
     def judge_sync(
@@ -102,13 +104,6 @@ class LocalJudge(JudgeBase):
         if self.workers == 0:
             return self.judge_sync(sample, metrics)
         return await worker_pool(self.workers).run(self.judge_sync, sample, metrics)
-
-
-def _weights_version() -> str:
-    from .combine import load_combination
-
-    combination = load_combination()
-    return "rules" if combination is None else combination.version
 
 
 def _error(metric: MetricName, exc: Exception) -> MetricResult:

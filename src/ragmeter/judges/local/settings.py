@@ -28,6 +28,9 @@ class LocalSettings(BaseModel):
     """Key-word overlap above which a negation mismatch counts as a contradiction."""
     conflict_overlap: float = 0.5
     """Key-word overlap above which a different number of the same kind contradicts."""
+    unsupported_credit: float = 0.4
+    """Faithfulness: the most a claim the rules do not call supported counts (below the 0.5
+    bar a one-claim answer must reach to count as faithful)."""
     useful_threshold: float = 0.55
     """Context precision: usefulness above which a chunk counts as useful."""
     typo_similarity: float = 0.8

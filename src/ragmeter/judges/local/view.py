@@ -83,8 +83,8 @@ def build_view(
     texts: list[str] = []
     if "answer_relevancy" in metrics:
         texts.extend([view.resolved_question, sample.answer])
-    # Every claim is embedded: its similarity to the best window is evidence for the fitted
-    # combination even when lexical coverage alone decides the rules' label.
+    # Every claim is embedded: its support blends lexical coverage with its similarity to
+    # the best window, and that support is what the claim counts for.
     claims = view.claims if "faithfulness" in metrics else []
     points = view.points if {"context_recall", "context_precision"} & set(metrics) else []
     for statement in [*claims, *points] if sample.contexts else []:
