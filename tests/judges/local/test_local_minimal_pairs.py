@@ -13,6 +13,7 @@ import pytest
 
 from ragmeter.judges.base import Sample
 from ragmeter.judges.local import LocalJudge
+from ragmeter.text import Lang
 
 # (language, kind, evidence, faithful answer, unfaithful answer)
 PAIRS = [
@@ -71,7 +72,7 @@ TOLD_APART = {("en", "paraphrase / negation")}
 """The pairs the local judge already gets right."""
 
 
-def faithfulness(judge: LocalJudge, lang: str, evidence: str, answer: str) -> float:
+def faithfulness(judge: LocalJudge, lang: Lang, evidence: str, answer: str) -> float:
     sample = Sample(case_id="p", question="", contexts=[evidence], answer=answer, lang=lang)
     result = judge.judge_sync(sample, ("faithfulness",))["faithfulness"]
     assert result.score is not None, result.unscored_reason
@@ -91,7 +92,7 @@ def cases() -> list[object]:
 
 @pytest.mark.parametrize(("lang", "kind", "evidence", "faithful", "unfaithful"), cases())
 def test_the_faithful_answer_scores_above_the_one_that_reuses_the_words(
-    judge: LocalJudge, lang: str, kind: str, evidence: str, faithful: str, unfaithful: str
+    judge: LocalJudge, lang: Lang, kind: str, evidence: str, faithful: str, unfaithful: str
 ) -> None:
     good = faithfulness(judge, lang, evidence, faithful)
     bad = faithfulness(judge, lang, evidence, unfaithful)
