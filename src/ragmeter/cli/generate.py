@@ -1,0 +1,90 @@
+"""`ragmeter generate DOCS_DIR -o OUT.jsonl`: an eval set built from a folder of documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from ._app import app, fail, make_console, user_errors
+
+_SHOWN = 4
+
+
+@app.command()
+def generate(
+    docs: Path = typer.Argument(
+        ..., help="Folder of documents (.md, .txt, .html; read recursively)."
+    ),
+    out: Path = typer.Option(None, "--out", "-o", help="The eval set to write (.jsonl)."),
+    n: int = typer.Option(40, "--n", min=1, help="Cases to make (fewer if the documents run out)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of every choice (same seed, same set)."),
+    lang: str = typer.Option(
+        "auto",
+        "--lang",
+        help="Language of the documents: auto (detected per document), en or zh (forced).",
+    ),
+    chunk_size: int = typer.Option(
+        400, "--chunk-size", min=50, help="Chunk size in display columns (as the demo's)."
+    ),
+) -> None:
+    """Build an eval set from a folder of documents: questions with ground truths and the
+    chunk they come from.
+
+    Extractive mode: informative sentences of the chunks become questions by templates per
+    language (English, Chinese), the sentence the ground truth; categories normal, typo and
+    out_of_scope. One case per line, `metadata.generate` naming the file, the chunk id and the
+    mode. Review the questions before use: they are mechanical.
+
+    Exit code 0 when written, 2 when the folder or the options are at fault.
+    """
+    from ..generate import generate_extractive, load_documents, write_generated
+
+    if out is None:
+        fail("give --out FILE.jsonl, the eval set to write")
+    if lang not in ("auto", "en", "zh"):
+        fail(f"--lang {lang}: choose auto, en or zh")
+    with user_errors():
+        if out.expanduser().suffix.lower() != ".jsonl":
+            fail(f"--out {out}: the eval set is written as JSONL; name it *.jsonl")
+        documents, skipped_files = load_documents(docs, lang)  # type: ignore[arg-type]
+        if not documents:
+            fail(f"{docs}: no documents to read (.md, .markdown, .txt, .html, .htm)")
+        result = generate_extractive(documents, n=n, seed=seed, chunk_size=chunk_size)
+        if not result.cases:
+            fail(f"{docs}: no sentence made a question; nothing written")
+        write_generated(result.cases, out)
+    _print_generated(result, out, n, skipped_files, make_console())
+
+
+def _print_generated(
+    result: object, out: Path, n: int, skipped_files: list, console: Console
+) -> None:
+    from ..generate import Generated
+
+    assert isinstance(result, Generated)
+    cats = ", ".join(f"{name} {count}" for name, count in result.by_category.items())
+    langs = ", ".join(f"{name} {count}" for name, count in result.by_lang.items())
+    console.print(
+        f"wrote {len(result.cases)} cases to {out} ({cats}; {langs}) from "
+        f"{result.documents} documents, {result.chunks} chunks ({result.mode} mode)",
+        soft_wrap=True,
+        markup=False,
+    )
+    if len(result.cases) < n:
+        console.print(
+            f"  {n - len(result.cases)} fewer than --n {n}: the documents gave no more "
+            "distinct questions",
+            soft_wrap=True,
+            markup=False,
+        )
+    for skipped in skipped_files:
+        console.print(f"  skipped {skipped.path}: {skipped.reason}", soft_wrap=True, markup=False)
+    for reason, items in result.skipped.items():
+        shown = ", ".join(items[:_SHOWN])
+        more = f", … ({len(items)} in all)" if len(items) > _SHOWN else ""
+        console.print(
+            f"  left out {len(items)}: {reason} ({shown}{more})", soft_wrap=True, markup=False
+        )
+    console.print(f"next: review {out}, then ragmeter lint {out}", soft_wrap=True, markup=False)

@@ -1,0 +1,741 @@
+"""An eval set built from a folder of documents (`ragmeter generate`).
+
+Documents (``.md``/``.markdown``, ``.txt``, ``.html``/``.htm``, found recursively) are chunked
+as the demo pipeline chunks its handbook (:func:`ragmeter.demo.chunking.chunk_document`, 400
+display columns, whole sentences), each in its language (detected per document, or forced).
+Cases are then made in two modes:
+
+- ``extractive`` (no model; the default): informative sentences are picked from the chunks
+  (self-contained, of a sensible length, with content words, numbers preferred) and turned
+  into questions by templates per language. A sentence with a number becomes a *cloze*
+  question, the number replaced by "how many"/"how much"/"what percentage" (多少, 百分之多少):
+  `Deleted notes are kept in the trash for how many days on every plan?`; any other sentence a
+  *keywords* question naming its two rarest content words: `What does the Trash documentation
+  say about retention and admins?`. The ground truth is the sentence itself, verbatim. These
+  questions are mechanical: a cloze question repeats its sentence's wording (which flatters
+  lexical retrieval), a keywords question can be vague, and a sentence is not always a
+  complete answer. Review them before use.
+- ``llm`` (``model`` given): one call per chunk through any OpenAI-compatible endpoint asks
+  for questions the chunk answers, with their ground truths, as JSON of a strict schema
+  (:class:`GeneratedQuestions`). A chunk whose reply stays invalid after the structured
+  caller's repair round and retry, or whose questions are in the wrong language or not
+  grounded in it, is skipped and counted, never fatal.
+
+Both modes make the same categories: ``normal`` questions, ``typo`` questions (other sentences
+or questions, with one typo from :mod:`ragmeter.typos`), and ``out_of_scope`` questions from
+the bank ``ragmeter vary`` uses (:data:`ragmeter.vary.OUT_OF_SCOPE_QUESTIONS`, minus any whose
+content words the documents mostly contain), with the abstention as the ground truth.
+Questions are de-duplicated as ``ragmeter lint`` compares them (exactly after normalising, and
+near-duplicates at its threshold), so the set lints without duplicate findings.
+
+Every choice comes from a generator seeded with the seed and what it is for: the same
+documents and seed give the same file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import math
+import random
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ._exceptions import ConfigError
+from .cases import Case
+from .demo.chunking import Chunk, chunk_document
+from .demo.corpus import Document
+from .judges.base import Lang
+from .text import content_words, detect_lang, is_stopword, normalize, sentence_spans
+from .typos import make_typo
+from .vary import ABSTENTIONS, OUT_OF_SCOPE_QUESTIONS
+
+Mode = Literal["extractive", "llm"]
+LangChoice = Literal["auto", "en", "zh"]
+
+META_KEY = "generate"
+"""The metadata key under which a generated case records how it was made."""
+
+SUFFIXES: dict[str, str] = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+    ".html": "html",
+    ".htm": "html",
+}
+"""File types read, by suffix (PDF is not read: no PDF library is a dependency)."""
+
+CHUNK_SIZE = 400
+"""Display columns per chunk, as the demo pipeline's default."""
+
+SHARES: dict[str, float] = {"normal": 0.65, "typo": 0.2, "out_of_scope": 0.15}
+"""The share of each category in a generated set of `n` cases."""
+
+NEAR_DUPLICATE = 0.85
+"""Character 3-gram Jaccard at which two questions are near-duplicates (as `ragmeter lint`)."""
+
+MAX_BANK_OVERLAP = 0.5
+"""A bank question is left out when the documents hold this share of its content words."""
+
+
+# --- documents --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    path: str
+    reason: str
+
+
+class _HTMLText(HTMLParser):
+    """Visible text of an HTML page, a line per block element; its `<title>` (or first h1)."""
+
+    BLOCKS = frozenset(
+        re.findall(
+            r"\w+",
+            "p div br li ul ol h1 h2 h3 h4 h5 h6 tr table section article header footer "
+            "blockquote pre dt dd hr main nav aside figure figcaption",
+        )
+    )
+    HIDDEN = frozenset({"script", "style", "noscript", "template", "head"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.title = ""
+        self.h1 = ""
+        self._hidden = 0
+        self._in: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.HIDDEN:
+            self._hidden += 1
+        if tag in self.BLOCKS:
+            self.parts.append("\n\n")
+        self._in.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.HIDDEN and self._hidden:
+            self._hidden -= 1
+        if tag in self.BLOCKS:
+            self.parts.append("\n\n")
+        if tag in self._in:
+            del self._in[len(self._in) - 1 - self._in[::-1].index(tag) :]
+
+    def handle_data(self, data: str) -> None:
+        if "title" in self._in:
+            self.title += data
+        elif self._hidden:
+            return
+        else:
+            if "h1" in self._in:
+                self.h1 += data
+            self.parts.append(data)
+
+
+def html_to_text(source: str) -> tuple[str, str]:
+    """The title and the visible text of an HTML page (blocks separated by blank lines)."""
+    parser = _HTMLText()
+    parser.feed(source)
+    parser.close()
+    text = "".join(parser.parts)
+    blocks = [" ".join(block.split()) for block in re.split(r"\n\s*\n", text)]
+    body = "\n\n".join(block for block in blocks if block)
+    title = " ".join((parser.title or parser.h1).split())
+    return html.unescape(title), body
+
+
+_MD_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_MARK = re.compile(r"(\*\*|__|`)")
+_MD_HEADING = re.compile(r"^#{1,6}\s*", re.M)
+_MD_COMMENT = re.compile(r"<!--.*?-->", re.S)
+
+
+def markdown_to_text(body: str) -> str:
+    """Markdown with code blocks, comments, link targets and emphasis marks taken out; a
+    heading keeps its text on a line of its own."""
+    body = _MD_COMMENT.sub("", _MD_FENCE.sub("", body))
+    body = _MD_LINK.sub(r"\1", body)
+    body = _MD_MARK.sub("", body)
+    return _MD_HEADING.sub("", body)
+
+
+def load_documents(
+    root: str | Path, lang: LangChoice = "auto"
+) -> tuple[list[Document], list[SkippedFile]]:
+    """Every readable document under `root` (sorted by path), each with its language (detected,
+    or `lang` when it is not `auto`), and the files left out with the reason."""
+    root = Path(root).expanduser()
+    if not root.is_dir():
+        raise ConfigError(f"{root}: not a folder of documents")
+    docs: list[Document] = []
+    skipped: list[SkippedFile] = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = path.relative_to(root).as_posix()
+        if any(part.startswith(".") for part in path.relative_to(root).parts):
+            continue
+        kind = SUFFIXES.get(path.suffix.lower())
+        if kind is None:
+            reason = (
+                "PDF is not read (no PDF library is installed); convert it to text"
+                if path.suffix.lower() == ".pdf"
+                else f"not a document type read ({', '.join(sorted(SUFFIXES))})"
+            )
+            skipped.append(SkippedFile(rel, reason))
+            continue
+        try:
+            raw = path.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError:
+            skipped.append(SkippedFile(rel, "not UTF-8 text"))
+            continue
+        raw = raw.replace("\r\n", "\n").replace("\r", "\n")
+        if kind == "html":
+            title, body = html_to_text(raw)
+        elif kind == "markdown":
+            text = raw.strip()
+            first, _, rest = text.partition("\n")
+            title, body = (
+                (first.lstrip("#").strip(), rest) if first.startswith("# ") else ("", text)
+            )
+            body = markdown_to_text(body).strip()
+        else:
+            title, body = "", raw.strip()
+        title = title or path.stem.replace("-", " ").replace("_", " ")
+        if not body.strip():
+            skipped.append(SkippedFile(rel, "no text"))
+            continue
+        doc_lang: Lang = detect_lang(f"{title}\n{body[:4000]}") if lang == "auto" else lang
+        docs.append(Document(id=rel, lang=doc_lang, title=title, body=body))
+    return docs, skipped
+
+
+def chunk_id(chunk: Chunk, index: int) -> str:
+    """`<document>#<n>`: the document's path and the chunk's 0-based position in it."""
+    return f"{chunk.doc_id}#{index}"
+
+
+def chunk_documents(
+    docs: Sequence[Document], chunk_size: int = CHUNK_SIZE
+) -> list[tuple[str, Chunk]]:
+    """Every document's chunks with their ids, in document order."""
+    return [
+        (chunk_id(chunk, i), chunk)
+        for doc in docs
+        for i, chunk in enumerate(chunk_document(doc, chunk_size))
+    ]
+
+
+# --- sentences and templates ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A sentence of a chunk that can become a question."""
+
+    chunk_id: str
+    chunk: Chunk
+    sentence: str
+    score: float
+
+
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_EN_END = (".", "!")
+_ZH_END = ("。", "！", "；")
+_EN_PRONOUN_START = re.compile(
+    r"^(?:it|its|this|that|these|those|they|them|their|he|she|here|there|such|also|however|"
+    r"then|so|but|and|or)\b",
+    re.I,
+)
+_ZH_PRONOUN_START = ("它", "这", "那", "该", "此", "其", "他", "她", "但", "而", "并", "也", "如上")
+_NUMBER = re.compile(r"\d")
+
+
+def sentence_candidates(chunks: Sequence[tuple[str, Chunk]]) -> list[Candidate]:
+    """Sentences of the chunks that make a self-contained question and ground truth: a whole
+    sentence (not a heading, list label or question), of a sensible length, not opening with a
+    pronoun or connective that points elsewhere, with enough content words; scored by its
+    distinct content words, a number counting three."""
+    out: list[Candidate] = []
+    for cid, chunk in chunks:
+        for start, end in sentence_spans(chunk.text, chunk.lang):
+            sentence = _BULLET.sub("", chunk.text[start:end].strip()).strip()
+            if "\n" in sentence or "|" in sentence:
+                continue
+            words = set(content_words(sentence, chunk.lang, stem_words=False))
+            if chunk.lang == "zh":
+                ok = (
+                    sentence.endswith(_ZH_END)
+                    and 12 <= len(sentence) <= 120
+                    and not sentence.startswith(_ZH_PRONOUN_START)
+                    and len(words) >= 3
+                )
+            else:
+                n_words = len(sentence.split())
+                ok = (
+                    sentence.endswith(_EN_END)
+                    and 7 <= n_words <= 45
+                    and not _EN_PRONOUN_START.match(sentence)
+                    and len(words) >= 4
+                )
+            if ok:
+                score = min(len(words), 12) + (3 if _NUMBER.search(sentence) else 0)
+                out.append(Candidate(cid, chunk, sentence, score))
+    return out
+
+
+@dataclass(frozen=True)
+class Question:
+    """A templated question: `template` with `{}` standing for `slot` (where a typo goes)."""
+
+    template: str
+    slot: str
+    kind: str
+    """`cloze` or `keywords`."""
+
+    @property
+    def text(self) -> str:
+        return self.template.replace("{}", self.slot)
+
+
+_EN_MONEY = re.compile(r"(?:US)?[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|k))?")
+_EN_PERCENT = re.compile(r"\d+(?:\.\d+)?\s?(?:%|percent\b)")
+_EN_TIME = re.compile(r"\b\d{1,2}(?::\d{2})\s?(?:[ap]\.?m\.?)?(?![\w:])", re.I)
+_EN_YEAR = re.compile(r"\b(?:in|since|from|until|by) ((?:19|20)\d{2})\b")
+_EN_COUNT = re.compile(r"(?<![\w.$,-])\d[\d,]*(?:\.\d+)?\s([a-zA-Z]+)\b(?!-)")
+_ZH_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}\s?年(\s?\d{1,2}\s?月)?")
+_ZH_PERCENT = re.compile(r"\d+(?:\.\d+)?\s?%")
+_ZH_MONEY = re.compile(r"[$¥￥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:美元|元|人民币|块)")
+_ZH_COUNT = re.compile(
+    r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?"
+    r"(小时|分钟|秒钟|秒|天|周|个月|月|年|个|名|位|人|次|条|项|页|张|份|台|篇|本|GB|MB|TB|KB)"
+)
+
+
+def _en_cloze(sentence: str) -> str | None:
+    """The sentence as a question with its first number asked for, or None."""
+    spans: list[tuple[int, int, str]] = []
+    for regex, ask in ((_EN_MONEY, "how much"), (_EN_PERCENT, "what percentage")):
+        found = regex.search(sentence)
+        if found:
+            spans.append((found.start(), found.end(), ask))
+    found = _EN_TIME.search(sentence)
+    if found:
+        spans.append((found.start(), found.end(), "what time"))
+    found = _EN_YEAR.search(sentence)
+    if found:
+        spans.append((found.start(1), found.end(1), "which year"))
+    for found in _EN_COUNT.finditer(sentence):
+        unit = found.group(1)
+        if (
+            unit.lower() in {"percent", "am", "pm"}
+            or not unit.islower()
+            or is_stopword(unit)
+            or found.group().split()[0] == "1"  # "1 business day" has no plural to ask
+        ):
+            continue
+        spans.append((found.start(), found.end(), f"how many {unit}"))
+        break
+    if not spans:
+        return None
+    start, end, ask = min(spans, key=lambda span: (span[0], -span[1]))
+    text = sentence[:start] + ask + sentence[end:]
+    text = text.rstrip(".! ") + "?"
+    return text[0].upper() + text[1:]
+
+
+def _zh_cloze(sentence: str) -> str | None:
+    spans: list[tuple[int, int, str]] = []
+    found = _ZH_YEAR.search(sentence)
+    if found:
+        spans.append((found.start(), found.end(), "哪年哪月" if found.group(1) else "哪一年"))
+    found = _ZH_PERCENT.search(sentence)
+    if found:
+        spans.append((found.start(), found.end(), "百分之多少"))
+    found = _ZH_MONEY.search(sentence)
+    if found:
+        spans.append((found.start(), found.end(), "多少钱"))
+    found = _ZH_COUNT.search(sentence)
+    if found:
+        spans.append((found.start(), found.end(), f"多少{found.group(1)}"))
+    if not spans:
+        return None
+    start, end, ask = min(spans, key=lambda span: (span[0], -span[1]))
+    before, after = sentence[:start].rstrip(), sentence[end:].lstrip()
+    return (before + ask + after).rstrip("。！；") + "？"
+
+
+def _keywords(sentence: str, lang: Lang, rarity: dict[str, float], title: str) -> list[str]:
+    """The sentence's two rarest content words (by document frequency) not in the document's
+    title, in sentence order."""
+    words = list(dict.fromkeys(content_words(sentence, lang, stem_words=False)))
+    words = [w for w in words if w not in title.casefold()]
+    if lang == "zh":
+        words = [w for w in words if len(w) >= 2 and not w.isascii()]
+    else:  # nouns are the better topics: no -ed, -ing or -ly forms
+        words = [w for w in words if w.isalpha() and len(w) > 2 and not _EN_NOT_TOPIC.search(w)]
+    ranked = sorted(words, key=lambda w: (-rarity.get(w, 0.0), words.index(w)))[:2]
+    return [_surface(w, sentence) for w in words if w in ranked]
+
+
+_EN_NOT_TOPIC = re.compile(r"(?:ed|ing|ly)$")
+
+
+def _surface(word: str, sentence: str) -> str:
+    """`word` as the sentence writes it (`Cmd`, not the token `cmd`)."""
+    found = re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", sentence, re.I)
+    return found.group() if found else word
+
+
+def make_question(candidate: Candidate, rarity: dict[str, float]) -> Question | None:
+    """A question the candidate's sentence answers (module docstring), or None."""
+    lang, sentence = candidate.chunk.lang, candidate.sentence
+    title = candidate.chunk.title
+    if lang == "zh":
+        cloze = _zh_cloze(sentence)
+        if cloze:
+            return Question("{}", cloze, "cloze")
+        words = _keywords(sentence, lang, rarity, title)
+        if len(words) < 2:
+            return None
+        return Question(
+            f"关于“{title}”，文档对{{}}是怎么说的？", "“" + "”和“".join(words) + "”", "keywords"
+        )
+    cloze = _en_cloze(sentence)
+    if cloze:
+        return Question("{}", cloze, "cloze")
+    words = _keywords(sentence, lang, rarity, title)
+    if len(words) < 2:
+        return None
+    return Question(
+        f"What does the {title} documentation say about {{}}?", " and ".join(words), "keywords"
+    )
+
+
+def word_rarity(docs: Sequence[Document]) -> dict[str, float]:
+    """Inverse document frequency of every content word of the documents."""
+    df: Counter[str] = Counter()
+    for doc in docs:
+        df.update(set(content_words(doc.body, doc.lang, stem_words=False)))
+    n = max(len(docs), 1)
+    return {word: math.log((n + 1) / (count + 0.5)) for word, count in df.items()}
+
+
+# --- the set ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Generated:
+    """A generated eval set and what it took."""
+
+    cases: list[Case]
+    mode: Mode
+    documents: int
+    chunks: int
+    skipped_files: list[SkippedFile] = field(default_factory=list)
+    skipped: dict[str, list[str]] = field(default_factory=dict)
+    """Chunks or questions left out, by reason (chunk ids, or bank questions)."""
+    calls: int = 0
+    """LLM calls made (cached ones included); 0 in extractive mode."""
+
+    @property
+    def by_category(self) -> dict[str, int]:
+        return dict(Counter(case.category for case in self.cases))
+
+    @property
+    def by_lang(self) -> dict[str, int]:
+        return dict(Counter(case.lang or "" for case in self.cases))
+
+
+def quotas(n: int, langs: dict[Lang, int]) -> dict[tuple[str, Lang], int]:
+    """Cases to make per (category, language): `n` split by :data:`SHARES`, then each
+    category across the languages in proportion to `langs` (their chunk counts); largest
+    remainders round, so the counts add up to `n`."""
+    if n < 1:
+        raise ConfigError("--n must be at least 1")
+    keys = [(cat, lang) for cat in SHARES for lang in sorted(langs)]
+    total = sum(langs.values())
+    if not total:
+        return {}
+    exact = {key: n * SHARES[key[0]] * langs[key[1]] / total for key in keys}
+    counts = {key: int(value) for key, value in exact.items()}
+    rest = n - sum(counts.values())
+    for key in sorted(keys, key=lambda k: (-(exact[k] - counts[k]), keys.index(k)))[:rest]:
+        counts[key] += 1
+    return counts
+
+
+class _Dedup:
+    """Questions kept so far: an exact repeat (normalised as `ragmeter lint` does) or a near
+    one (3-gram Jaccard >= :data:`NEAR_DUPLICATE`) is refused, as is a repeated ground truth."""
+
+    def __init__(self) -> None:
+        self.keys: set[str] = set()
+        self.truths: set[str] = set()
+        self.grams: list[set[str]] = []
+
+    def admits(self, *questions: str, truth: str | None = None) -> bool:
+        for question in questions:
+            key = question_key(question)
+            if not key or key in self.keys:
+                return False
+            grams = _grams(key)
+            for other in self.grams:
+                shared = len(grams & other)
+                if shared / (len(grams) + len(other) - shared) >= NEAR_DUPLICATE:
+                    return False
+        return truth is None or question_key(truth) not in self.truths
+
+    def add(self, *questions: str, truth: str | None = None) -> None:
+        for question in questions:
+            key = question_key(question)
+            self.keys.add(key)
+            self.grams.append(_grams(key))
+        if truth is not None:
+            self.truths.add(question_key(truth))
+
+
+def question_key(text: str) -> str:
+    return normalize(unicodedata.normalize("NFKC", text).casefold())
+
+
+def _grams(text: str, n: int = 3) -> set[str]:
+    return {text} if len(text) <= n else {text[i : i + n] for i in range(len(text) - n + 1)}
+
+
+def rng_for(seed: int, *parts: str) -> random.Random:
+    """A generator for one choice, fixed by the seed and what it is for."""
+    digest = hashlib.sha256("\x1f".join([str(seed), *parts]).encode("utf-8")).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def spread(items: Sequence[Any], doc_of: Any, seed: int, what: str) -> Iterator[Any]:
+    """`items` in a seeded order that visits the documents round-robin (documents shuffled,
+    each document's items best-scored first, ties shuffled), so a set covers many documents."""
+    by_doc: dict[str, list[Any]] = defaultdict(list)
+    for item in items:
+        by_doc[doc_of(item)].append(item)
+    order = sorted(by_doc)
+    rng_for(seed, what, "documents").shuffle(order)
+    queues = []
+    for doc in order:
+        group = list(by_doc[doc])
+        rng_for(seed, what, doc).shuffle(group)
+        group.sort(key=lambda item: -getattr(item, "score", 0) // 3)
+        queues.append(group)
+    while any(queues):
+        for queue in queues:
+            if queue:
+                yield queue.pop(0)
+
+
+def _case_id(lang: Lang, category: str, counters: Counter[tuple[str, str]]) -> str:
+    counters[(lang, category)] += 1
+    return f"{lang}-{category}-{counters[(lang, category)]:03d}"
+
+
+def out_of_scope_cases(
+    docs: Sequence[Document],
+    wanted: dict[Lang, int],
+    seed: int,
+    mode: Mode,
+    dedup: _Dedup,
+    counters: Counter[tuple[str, str]],
+    skipped: dict[str, list[str]],
+) -> list[Case]:
+    """Bank questions per language (seeded), minus those the documents mostly cover."""
+    vocab: dict[Lang, set[str]] = defaultdict(set)
+    for doc in docs:
+        vocab[doc.lang].update(content_words(f"{doc.title}\n{doc.body}", doc.lang))
+    out: list[Case] = []
+    for lang in sorted(wanted):
+        bank = list(OUT_OF_SCOPE_QUESTIONS[lang])
+        rng_for(seed, "out_of_scope", lang).shuffle(bank)
+        made = 0
+        for question in bank:
+            if made >= wanted[lang]:
+                break
+            words = set(content_words(question, lang))
+            covered = len(words & vocab[lang]) / max(len(words), 1)
+            if covered >= MAX_BANK_OVERLAP:
+                skipped.setdefault(
+                    "out-of-scope bank question whose words the documents mostly hold", []
+                ).append(question)
+                continue
+            if not dedup.admits(question):
+                continue
+            dedup.add(question)
+            made += 1
+            out.append(
+                Case(
+                    id=_case_id(lang, "out_of_scope", counters),
+                    question=question,
+                    ground_truth=ABSTENTIONS[lang],
+                    category="out_of_scope",
+                    lang=lang,
+                    metadata={META_KEY: {"mode": mode, "seed": seed, "from": "out-of-scope bank"}},
+                )
+            )
+    return out
+
+
+def _source_case(
+    case_id: str,
+    category: str,
+    question: str,
+    ground_truth: str,
+    chunk: Chunk,
+    cid: str,
+    meta: dict[str, Any],
+) -> Case:
+    return Case(
+        id=case_id,
+        question=question,
+        ground_truth=ground_truth,
+        category=category,
+        lang=chunk.lang,
+        reference_contexts=[chunk.text],
+        metadata={
+            "source": [chunk.doc_id],
+            META_KEY: {"source": chunk.doc_id, "chunk_id": cid, **meta},
+        },
+    )
+
+
+def generate_extractive(
+    docs: Sequence[Document], *, n: int = 40, seed: int = 0, chunk_size: int = CHUNK_SIZE
+) -> Generated:
+    """An eval set of about `n` cases from `docs` with no model (module docstring)."""
+    chunks = chunk_documents(docs, chunk_size)
+    rarity = word_rarity(docs)
+    candidates = sentence_candidates(chunks)
+    langs = Counter(chunk.lang for _, chunk in chunks)
+    want = quotas(n, dict(langs))
+    dedup = _Dedup()
+    counters: Counter[tuple[str, str]] = Counter()
+    skipped: dict[str, list[str]] = {}
+    cases: list[Case] = []
+    base = {"mode": "extractive", "seed": seed}
+    for lang in sorted(langs):
+        pool = spread(
+            [c for c in candidates if c.chunk.lang == lang],
+            lambda c: c.chunk.doc_id,
+            seed,
+            f"extractive-{lang}",
+        )
+        for category in ("normal", "typo"):
+            made = 0
+            while made < want.get((category, lang), 0):
+                candidate = next(pool, None)
+                if candidate is None:
+                    break
+                question = make_question(candidate, rarity)
+                if question is None:
+                    skipped.setdefault("sentence without a number or two keywords", []).append(
+                        candidate.chunk_id
+                    )
+                    continue
+                meta: dict[str, Any] = {**base, "template": question.kind}
+                text = question.text
+                if category == "typo":
+                    typo = make_typo(question.slot, lang, rng_for(seed, "typo", text))
+                    if typo is None:
+                        continue
+                    text = question.template.replace("{}", typo.text)
+                    meta.update(typo=typo.edit, clean_question=question.text)
+                    if not dedup.admits(question.text, text, truth=candidate.sentence):
+                        continue
+                    dedup.add(question.text, text, truth=candidate.sentence)
+                else:
+                    if not dedup.admits(text, truth=candidate.sentence):
+                        continue
+                    dedup.add(text, truth=candidate.sentence)
+                made += 1
+                cases.append(
+                    _source_case(
+                        _case_id(lang, category, counters),
+                        category,
+                        text,
+                        candidate.sentence,
+                        candidate.chunk,
+                        candidate.chunk_id,
+                        meta,
+                    )
+                )
+    oos = {lang: want.get(("out_of_scope", lang), 0) for lang in sorted(langs)}
+    cases += out_of_scope_cases(docs, oos, seed, "extractive", dedup, counters, skipped)
+    return Generated(
+        cases=_ordered(cases),
+        mode="extractive",
+        documents=len(docs),
+        chunks=len(chunks),
+        skipped=skipped,
+    )
+
+
+_CATEGORY_ORDER = {"normal": 0, "typo": 1, "multi_turn": 2, "out_of_scope": 3}
+
+
+def _ordered(cases: Iterable[Case]) -> list[Case]:
+    """Language, then category, then id: a reviewer reads one kind of case at a time."""
+    return sorted(cases, key=lambda c: (c.lang or "", _CATEGORY_ORDER.get(c.category, 9), c.id))
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def write_generated(cases: Sequence[Case], path: str | Path) -> Path:
+    """Write `cases` as JSONL (one case per line, keys in a fixed order), atomically."""
+    import json
+
+    from .results import write_atomic
+
+    path = Path(path).expanduser()
+    if path.suffix.lower() != ".jsonl":
+        raise ConfigError(f"{path}: the eval set is written as JSONL; name it *.jsonl")
+    lines = [
+        json.dumps(case.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+        for case in cases
+    ]
+    write_atomic(path, "\n".join(lines) + "\n")
+    return path
+
+
+class GeneratedQuestion(BaseModel):
+    question: str = Field(description="A question the passage answers, in its language.")
+    ground_truth: str = Field(description="The complete answer, taken from the passage.")
+
+
+class GeneratedQuestions(BaseModel):
+    """The strict JSON an LLM answers with: questions the passage answers."""
+
+    questions: list[GeneratedQuestion]
+
+
+__all__ = [
+    "CHUNK_SIZE",
+    "META_KEY",
+    "SHARES",
+    "SUFFIXES",
+    "Candidate",
+    "Generated",
+    "GeneratedQuestions",
+    "SkippedFile",
+    "chunk_documents",
+    "generate_extractive",
+    "html_to_text",
+    "load_documents",
+    "make_question",
+    "markdown_to_text",
+    "quotas",
+    "sentence_candidates",
+    "write_generated",
+]

@@ -1,0 +1,224 @@
+"""`ragmeter generate`: an eval set from a folder of documents (extractive mode)."""
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ragmeter._exceptions import ConfigError
+from ragmeter.cases import load_cases
+from ragmeter.demo.corpus import DATA_DIR
+from ragmeter.generate import (
+    Candidate,
+    chunk_documents,
+    generate_extractive,
+    html_to_text,
+    load_documents,
+    make_question,
+    quotas,
+    write_generated,
+)
+from ragmeter.lint import lint_cases
+from ragmeter.vary import ABSTENTIONS
+
+CORPUS = DATA_DIR / "corpus"
+
+
+@pytest.fixture(scope="module")
+def demo_docs():
+    docs, skipped = load_documents(CORPUS)
+    assert not skipped
+    return docs
+
+
+@pytest.fixture(scope="module")
+def demo_set(demo_docs):
+    return generate_extractive(demo_docs, n=60, seed=0)
+
+
+def _candidate(sentence: str, lang: str, title: str = "Trash") -> Candidate:
+    from ragmeter.demo.chunking import Chunk
+
+    chunk = Chunk("x.md", title, lang, sentence, 0, len(sentence))  # type: ignore[arg-type]
+    return Candidate("x.md#0", chunk, sentence, 1.0)
+
+
+def test_documents_of_every_type_are_read_and_the_rest_named(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.md").write_text(
+        "# Trash\n\nDeleted notes stay **30 days** in the [trash](https://x.example).\n\n"
+        "```\ncode is dropped\n```\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "sub" / "b.txt").write_text(
+        "回收站中的笔记会保留 30 天，之后永久删除。", encoding="utf-8"
+    )
+    (tmp_path / "c.html").write_text(
+        "<html><head><title>Backups</title><style>p{color:red}</style></head><body>"
+        "<h1>Backups</h1><p>Snapshots are taken every 4 hours.</p><script>var x=1;</script>"
+        "<p>They are kept for 30 days.</p></body></html>",
+        encoding="utf-8",
+    )
+    (tmp_path / "d.pdf").write_bytes(b"%PDF-1.4")
+    (tmp_path / "e.png").write_bytes(b"\x89PNG")
+    (tmp_path / ".hidden.md").write_text("# Hidden\n\nNot read.", encoding="utf-8")
+    docs, skipped = load_documents(tmp_path)
+    by_id = {doc.id: doc for doc in docs}
+    assert sorted(by_id) == ["a.md", "c.html", "sub/b.txt"]
+    assert by_id["a.md"].title == "Trash" and by_id["a.md"].lang == "en"
+    assert by_id["a.md"].body == "Deleted notes stay 30 days in the trash."
+    assert by_id["sub/b.txt"].lang == "zh" and by_id["sub/b.txt"].title == "b"
+    assert by_id["c.html"].title == "Backups"
+    assert "color" not in by_id["c.html"].body and "var x" not in by_id["c.html"].body
+    assert "Snapshots are taken every 4 hours.\n\nThey are kept" in by_id["c.html"].body
+    reasons = {s.path: s.reason for s in skipped}
+    assert "PDF" in reasons["d.pdf"] and "not a document type" in reasons["e.png"]
+    forced, _ = load_documents(tmp_path, "zh")
+    assert {doc.lang for doc in forced} == {"zh"}
+    with pytest.raises(ConfigError, match="not a folder"):
+        load_documents(tmp_path / "a.md")
+
+
+def test_html_text_keeps_blocks_apart_and_unescapes() -> None:
+    title, body = html_to_text(
+        "<title>A &amp; B</title><ul><li>one &lt;x&gt;</li><li>two</li></ul>"
+    )
+    assert title == "A & B"
+    assert body == "one <x>\n\ntwo"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lang", "question"),
+    [
+        (
+            "Deleted notes are kept in the trash for 30 days on every plan.",
+            "en",
+            "Deleted notes are kept in the trash for how many days on every plan?",
+        ),
+        (
+            "The Pro plan costs $8 per member per month.",
+            "en",
+            "The Pro plan costs how much per member per month?",
+        ),
+        (
+            "The Team plan has a 99.9% uptime SLA for paying customers.",
+            "en",
+            "The Team plan has a what percentage uptime SLA for paying customers?",
+        ),
+        (
+            "Larkspur Labs was founded in 2016 in Portland by two engineers.",
+            "en",
+            "Larkspur Labs was founded in which year in Portland by two engineers?",
+        ),
+        (
+            "所有套餐的回收站都保留 30 天，之后会被永久删除。",
+            "zh",
+            "所有套餐的回收站都保留多少天，之后会被永久删除？",
+        ),
+        ("Nimbus Notes 于 2018 年 3 月正式上线。", "zh", "Nimbus Notes 于哪年哪月正式上线？"),
+        ("存储用量达到 100% 后无法上传新附件。", "zh", "存储用量达到百分之多少后无法上传新附件？"),
+    ],
+)
+def test_a_sentence_with_a_number_becomes_a_cloze_question(sentence, lang, question) -> None:
+    made = make_question(_candidate(sentence, lang), {})
+    assert made is not None and made.kind == "cloze"
+    assert made.text == question
+
+
+def test_other_sentences_ask_about_their_rarest_words_outside_the_title() -> None:
+    rarity = {"emptying": 1.0, "contents": 2.0, "permanently": 3.0, "immediately": 0.5}
+    made = make_question(
+        _candidate("Emptying the trash permanently deletes its contents immediately.", "en"), rarity
+    )
+    assert made is not None and made.kind == "keywords"
+    assert (
+        made.text == "What does the Trash documentation say about deletes and contents?"
+    )  # no -ly, -ing
+    zh = make_question(
+        _candidate("中国大陆区域支持使用微信扫码登录。", "zh", "微信登录"),
+        {"扫码": 3.0, "区域": 2.0},
+    )
+    assert zh is not None and zh.text == "关于“微信登录”，文档对“区域”和“扫码”是怎么说的？"
+
+
+def test_quotas_split_categories_and_languages_and_add_up() -> None:
+    counts = quotas(40, {"en": 100, "zh": 60})
+    assert sum(counts.values()) == 40
+    assert counts[("normal", "en")] > counts[("normal", "zh")] > counts[("typo", "zh")] > 0
+    assert counts[("out_of_scope", "en")] >= 1 and counts[("out_of_scope", "zh")] >= 1
+    with pytest.raises(ConfigError):
+        quotas(0, {"en": 1})
+
+
+def test_the_demo_handbook_gives_every_category_in_both_languages(demo_set, demo_docs) -> None:
+    cases = demo_set.cases
+    assert len(cases) == 60
+    assert Counter((c.category, c.lang) for c in cases) == {
+        ("normal", "en"): 23,
+        ("normal", "zh"): 16,
+        ("typo", "en"): 7,
+        ("typo", "zh"): 5,
+        ("out_of_scope", "en"): 5,
+        ("out_of_scope", "zh"): 4,
+    }
+    chunks = dict(chunk_documents(demo_docs))
+    for case in cases:
+        meta = case.metadata["generate"]
+        assert meta["mode"] == "extractive" and meta["seed"] == 0
+        if case.category == "out_of_scope":
+            assert not case.reference_contexts
+            assert case.ground_truth == ABSTENTIONS[case.lang]
+            continue
+        chunk = chunks[meta["chunk_id"]]
+        assert meta["source"] == chunk.doc_id and case.metadata["source"] == [chunk.doc_id]
+        assert case.reference_contexts == [chunk.text]
+        assert case.ground_truth in chunk.text  # the sentence, verbatim
+        assert case.lang == chunk.lang
+        if case.category == "typo":
+            assert case.question != meta["clean_question"]
+            assert "→" in meta["typo"] or meta["typo"].startswith("dropped")
+    # many documents, not a few
+    assert len({c.metadata["generate"].get("source") for c in cases}) > 40
+
+
+def test_the_set_lints_without_errors_or_duplicates(demo_set) -> None:
+    report = lint_cases(demo_set.cases)
+    assert report.errors == []
+    assert {f.code for f in report.warnings} <= {"no-multi-turn-cases"}
+    assert len({c.ground_truth for c in demo_set.cases if c.category != "out_of_scope"}) == len(
+        [c for c in demo_set.cases if c.category != "out_of_scope"]
+    )
+
+
+def test_the_same_seed_gives_the_same_file_and_another_seed_another(
+    demo_docs, demo_set, tmp_path: Path
+) -> None:
+    first = write_generated(demo_set.cases, tmp_path / "a.jsonl")
+    again = write_generated(
+        generate_extractive(demo_docs, n=60, seed=0).cases, tmp_path / "b.jsonl"
+    )
+    assert first.read_bytes() == again.read_bytes()
+    other = generate_extractive(demo_docs, n=60, seed=1).cases
+    assert [c.question for c in other] != [c.question for c in demo_set.cases]
+    loaded = load_cases(first)
+    assert [c.id for c in loaded] == [c.id for c in demo_set.cases]
+    assert len(first.read_text(encoding="utf-8").splitlines()) == 60  # one case per line
+    with pytest.raises(ConfigError, match="JSONL"):
+        write_generated(demo_set.cases, tmp_path / "a.json")
+
+
+def test_out_of_scope_questions_the_documents_cover_are_left_out(tmp_path: Path) -> None:
+    (tmp_path / "running.md").write_text(
+        "# Running\n\n"
+        + " ".join(
+            f"A marathon is long, and runner number {i} trains for the marathon distance."
+            for i in range(1, 30)
+        ),
+        encoding="utf-8",
+    )
+    docs, _ = load_documents(tmp_path)
+    result = generate_extractive(docs, n=200, seed=0)
+    asked = {c.question for c in result.cases if c.category == "out_of_scope"}
+    assert "How long is a marathon?" not in asked
+    assert "How long is a marathon?" in next(iter(result.skipped.values()))
+    assert len(asked) >= 10
