@@ -255,6 +255,9 @@ _EN_PRONOUN_START = re.compile(
     r"then|so|but|and|or)\b",
     re.I,
 )
+_EN_POINTS_BACK = re.compile(
+    r"\b(?:then|also|above|below|following|these|those|such|however|instead)\b", re.I
+)
 _ZH_PRONOUN_START = ("它", "这", "那", "该", "此", "其", "他", "她", "但", "而", "并", "也", "如上")
 _NUMBER = re.compile(r"\d")
 
@@ -269,6 +272,8 @@ def sentence_candidates(chunks: Sequence[tuple[str, Chunk]]) -> list[Candidate]:
         for start, end in sentence_spans(chunk.text, chunk.lang):
             sentence = _BULLET.sub("", chunk.text[start:end].strip()).strip()
             if "\n" in sentence or "|" in sentence:
+                continue
+            if chunk.lang == "en" and _EN_POINTS_BACK.search(" ".join(sentence.split()[:4])):
                 continue
             words = set(content_words(sentence, chunk.lang, stem_words=False))
             if chunk.lang == "zh":
@@ -381,12 +386,24 @@ def _keywords(sentence: str, lang: Lang, rarity: dict[str, float], title: str) -
     if lang == "zh":
         words = [w for w in words if len(w) >= 2 and not w.isascii()]
     else:  # nouns are the better topics: no -ed, -ing or -ly forms
-        words = [w for w in words if w.isalpha() and len(w) > 2 and not _EN_NOT_TOPIC.search(w)]
+        words = [
+            w
+            for w in words
+            if w.isalpha() and len(w) > 3 and w not in _EN_VAGUE and not _EN_NOT_TOPIC.search(w)
+        ]
     ranked = sorted(words, key=lambda w: (-rarity.get(w, 0.0), words.index(w)))[:2]
     return [_surface(w, sentence) for w in words if w in ranked]
 
 
 _EN_NOT_TOPIC = re.compile(r"(?:ed|ing|ly)$")
+_EN_VAGUE = frozenset(
+    re.findall(
+        r"\w+",
+        "first second last next every each many much more most less other same only time times "
+        "day days week weeks month months year years hour hours minute minutes make makes "
+        "made need needs uses kept keep keeps gets give gives take takes come comes able",
+    )
+)
 
 
 def _surface(word: str, sentence: str) -> str:
