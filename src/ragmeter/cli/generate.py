@@ -28,19 +28,39 @@ def generate(
     chunk_size: int = typer.Option(
         400, "--chunk-size", min=50, help="Chunk size in display columns (as the demo's)."
     ),
+    model: str = typer.Option(
+        None,
+        "--model",
+        "-m",
+        help="LLM that writes the questions (any OpenAI-compatible endpoint); without it, the "
+        "extractive mode.",
+    ),
+    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL."),
+    api_key_env: str = typer.Option(
+        "OPENAI_API_KEY",
+        "--api-key-env",
+        help="Environment variable with the endpoint's API key (none needed on localhost).",
+    ),
+    cache_dir: Path = typer.Option(None, "--cache-dir", help="LLM call cache location."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the cache."),
 ) -> None:
     """Build an eval set from a folder of documents: questions with ground truths and the
     chunk they come from.
 
-    Extractive mode: informative sentences of the chunks become questions by templates per
-    language (English, Chinese), the sentence the ground truth; categories normal, typo and
-    out_of_scope. One case per line, `metadata.generate` naming the file, the chunk id and the
-    mode. Review the questions before use: they are mechanical.
+    Extractive mode (no --model): informative sentences of the chunks become questions by
+    templates per language (English, Chinese), the sentence the ground truth. LLM mode
+    (--model): one call per chunk asks for questions and ground truths as strict JSON; a chunk
+    without a usable reply is skipped and counted. Categories normal, typo and out_of_scope.
+    One case per line, `metadata.generate` naming the file, the chunk id and the mode. Review
+    the questions before use.
 
-    Exit code 0 when written, 2 when the folder or the options are at fault.
+    Exit code 0 when written, 2 when the folder or the options are at fault, 5 when the
+    endpoint refuses the key or the model.
     """
-    from ..generate import generate_extractive, load_documents, write_generated
+    from ..generate import generate_extractive, generate_llm, load_documents, write_generated
 
+    if model is None and (base_url is not None or cache_dir is not None or no_cache):
+        fail("--base-url, --cache-dir and --no-cache are for the LLM mode: give --model too")
     if out is None:
         fail("give --out FILE.jsonl, the eval set to write")
     if lang not in ("auto", "en", "zh"):
@@ -51,11 +71,32 @@ def generate(
         documents, skipped_files = load_documents(docs, lang)  # type: ignore[arg-type]
         if not documents:
             fail(f"{docs}: no documents to read (.md, .markdown, .txt, .html, .htm)")
-        result = generate_extractive(documents, n=n, seed=seed, chunk_size=chunk_size)
+        if model is None:
+            result = generate_extractive(documents, n=n, seed=seed, chunk_size=chunk_size)
+        else:
+            client = _client(model, base_url, api_key_env, cache_dir, no_cache)
+            result = generate_llm(documents, client, n=n, seed=seed, chunk_size=chunk_size)
         if not result.cases:
             fail(f"{docs}: no sentence made a question; nothing written")
         write_generated(result.cases, out)
     _print_generated(result, out, n, skipped_files, make_console())
+
+
+def _client(
+    model: str, base_url: str | None, api_key_env: str, cache_dir: Path | None, no_cache: bool
+) -> object:
+    from ..llm import ChatClient, LLMCache, default_cache_path
+
+    path = None if no_cache else (cache_dir / "llm.sqlite" if cache_dir else default_cache_path())
+    client = ChatClient(
+        model=model,
+        base_url=base_url,
+        api_key_env=api_key_env or None,
+        cache=LLMCache(path),
+        use_cache=not no_cache,
+    )
+    client.prepare()
+    return client
 
 
 def _print_generated(
@@ -68,7 +109,9 @@ def _print_generated(
     langs = ", ".join(f"{name} {count}" for name, count in result.by_lang.items())
     console.print(
         f"wrote {len(result.cases)} cases to {out} ({cats}; {langs}) from "
-        f"{result.documents} documents, {result.chunks} chunks ({result.mode} mode)",
+        f"{result.documents} documents, {result.chunks} chunks ({result.mode} mode"
+        + (f", {result.calls} calls" if result.mode == "llm" else "")
+        + ")",
         soft_wrap=True,
         markup=False,
     )
