@@ -126,6 +126,25 @@ def test_a_refused_key_stops_generation(docs_dir) -> None:
     docs, _ = load_documents(docs_dir)
     with FakeOpenAI(faults=[Fault("unauthorized")]) as fake, pytest.raises(JudgeUnavailable):
         generate_llm(docs, _client(fake), n=10, seed=0)
+    forget_output_modes()
+    with FakeOpenAI(faults=[Fault("unauthorized")]) as fake:
+        out = docs_dir.parent / "gen.jsonl"
+        result = CliRunner().invoke(
+            app,
+            [
+                "generate",
+                str(docs_dir),
+                "-o",
+                str(out),
+                "-m",
+                "writer",
+                "--no-cache",
+                "--base-url",
+                fake.base_url,
+            ],
+        )
+    assert result.exit_code == 5, result.output
+    assert not out.exists()
 
 
 def test_the_cli_takes_the_judge_style_options(server, docs_dir, tmp_path: Path) -> None:
