@@ -32,7 +32,24 @@ class TokenLogprob:
 
 
 def from_choice(choice: Any) -> list[TokenLogprob] | None:
-    """The tokens of an OpenAI ``Choice`` (``choice.logprobs.content``), None when absent."""
+    """The tokens of an OpenAI ``Choice`` (``choice.logprobs.content``), None when absent.
+
+    `choice` is the decoded JSON object of the reply (as :class:`ChatClient` reads it) or an
+    SDK ``Choice`` object."""
+    if not isinstance(choice, dict):
+        return _from_choice_object(choice)
+    logprobs = choice.get("logprobs")
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if not content:
+        return None
+    tokens = []
+    for item in content:
+        top = tuple((alt["token"], float(alt["logprob"])) for alt in (item["top_logprobs"] or ()))
+        tokens.append(TokenLogprob(item["token"], float(item["logprob"]), top))
+    return tokens
+
+
+def _from_choice_object(choice: Any) -> list[TokenLogprob] | None:
     content = getattr(getattr(choice, "logprobs", None), "content", None)
     if not content:
         return None
