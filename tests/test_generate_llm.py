@@ -157,7 +157,7 @@ def test_the_cli_takes_the_judge_style_options(server, docs_dir, tmp_path: Path)
             "-o",
             str(out),
             "--n",
-            "12",
+            "10",
             "--model",
             "writer",
             "--base-url",
@@ -171,7 +171,7 @@ def test_the_cli_takes_the_judge_style_options(server, docs_dir, tmp_path: Path)
     assert result.exit_code == 0, result.output
     assert "(llm mode, " in result.output and " calls)" in result.output
     assert f"left out 1: {SKIP_NO_REPLY} (en/backups.md#0)" in result.output
-    assert len(load_cases(out)) == 12
+    assert len(load_cases(out)) == 10
     assert (tmp_path / "cache" / "llm.sqlite").exists()
     no_model = CliRunner().invoke(
         app, ["generate", str(docs_dir), "-o", str(out), "--base-url", server.base_url]

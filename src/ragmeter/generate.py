@@ -24,7 +24,10 @@ Cases are then made in two modes:
 Both modes make the same categories: ``normal`` questions, ``typo`` questions (other sentences
 or questions, with one typo from :mod:`ragmeter.typos`), and ``out_of_scope`` questions from
 the bank ``ragmeter vary`` uses (:data:`ragmeter.vary.OUT_OF_SCOPE_QUESTIONS`, minus any whose
-content words the documents mostly contain), with the abstention as the ground truth.
+content words the documents mostly contain), with the abstention as the ground truth. The
+extractive mode also makes ``multi_turn`` cases (:func:`follow_up`): two sentences of a
+document opening with the same subject, the first asked and answered in the history, the
+second asked with the subject as a pronoun (it, they, 它).
 Questions are de-duplicated as ``ragmeter lint`` compares them (exactly after normalising, and
 near-duplicates at its threshold), so the set lints without duplicate findings.
 
@@ -54,7 +57,7 @@ from ._exceptions import ConfigError
 from .cases import Case
 from .demo.chunking import Chunk, chunk_document
 from .demo.corpus import Document
-from .judges.base import Lang
+from .judges.base import Lang, Turn
 from .text import content_words, detect_lang, is_stopword, normalize, sentence_spans
 from .typos import make_typo
 from .vary import ABSTENTIONS, OUT_OF_SCOPE_QUESTIONS
@@ -77,7 +80,7 @@ SUFFIXES: dict[str, str] = {
 CHUNK_SIZE = 400
 """Display columns per chunk, as the demo pipeline's default."""
 
-SHARES: dict[str, float] = {"normal": 0.65, "typo": 0.2, "out_of_scope": 0.15}
+SHARES: dict[str, float] = {"normal": 0.55, "typo": 0.2, "multi_turn": 0.1, "out_of_scope": 0.15}
 """The share of each category in a generated set of `n` cases."""
 
 NEAR_DUPLICATE = 0.85
@@ -643,15 +646,16 @@ def generate_extractive(
     cases: list[Case] = []
     base = {"mode": "extractive", "seed": seed}
     for lang in sorted(langs):
-        pool = spread(
-            [c for c in candidates if c.chunk.lang == lang],
-            lambda c: c.chunk.doc_id,
-            seed,
-            f"extractive-{lang}",
-        )
+        in_lang = [c for c in candidates if c.chunk.lang == lang]
+        turns = _multi_turn_cases(in_lang, rarity, want.get(("multi_turn", lang), 0), seed, dedup)
+        for turn in turns:
+            turn.id = _case_id(lang, "multi_turn", counters)
+        cases += turns
+        shortfall = want.get(("multi_turn", lang), 0) - len(turns)  # made as normal ones
+        pool = spread(in_lang, lambda c: c.chunk.doc_id, seed, f"extractive-{lang}")
         for category in ("normal", "typo"):
             made = 0
-            while made < want.get((category, lang), 0):
+            while made < want.get((category, lang), 0) + (shortfall if category == "normal" else 0):
                 candidate = next(pool, None)
                 if candidate is None:
                     break
@@ -697,6 +701,142 @@ def generate_extractive(
         chunks=len(chunks),
         skipped=skipped,
     )
+
+
+# --- multi-turn: a follow-up that names its subject with a pronoun ---------------------------
+
+_EN_AUX_SINGULAR = frozenset({"is", "was", "has", "does"})
+_EN_AUX_PLURAL = frozenset({"are", "were", "have", "do"})
+_EN_MODALS = frozenset({"can", "cannot", "must", "will", "may", "should", "could", "would"})
+_ZH_PREDICATE_START = frozenset(
+    re.findall(
+        r"\S+",
+        "的 是 在 会 可以 可 于 每 约 不 只 还 也 都 需要 支持 提供 有 没有 将 能 为 对 按 仅 "
+        "最多 至少 包含 不会 不能 必须 通常 已 已经",
+    )
+)
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """Two sentences of a document opening with the same subject: the first is asked and
+    answered, the second asked about with the subject as a pronoun."""
+
+    first: Candidate
+    first_question: Question
+    second: Candidate
+    question: str
+    """The follow-up, its subject a pronoun."""
+    clean_question: str
+    """The follow-up with its subject named."""
+    subject: str
+    pronoun: str
+
+
+def _en_pronoun(subject: str, verb: str) -> str | None:
+    """`it` or `they` for an English subject followed by `verb`, or None when `verb` does not
+    show that the subject ends there (a singular verb in -s, an auxiliary or a modal)."""
+    plural = subject.split()[-1].endswith("s") and not subject.endswith("ss")
+    if verb in _EN_AUX_SINGULAR:
+        return "it"
+    if verb in _EN_AUX_PLURAL:
+        return "they"
+    if verb in _EN_MODALS:
+        return "they" if plural else "it"
+    # "The web app needs": a verb in -s after a determiner's noun phrase ("Enterprise
+    # customers" is a noun phrase going on, not "Enterprise" and a verb)
+    determined = subject.split()[0].lower() in {"the", "a", "an", "each", "every"}
+    if determined and not plural and verb.islower() and verb.endswith("s"):
+        return "it" if not verb.endswith("ss") else None
+    return None
+
+
+def follow_up(first: Candidate, second: Candidate, rarity: dict[str, float]) -> FollowUp | None:
+    """The follow-up of `first` by `second` (same document, same opening subject), or None."""
+    lang = first.chunk.lang
+    asked = make_question(first, rarity)
+    question = make_question(second, rarity)
+    if asked is None or question is None or question.kind != "cloze":
+        return None
+    if lang == "zh":
+        from .text import _jieba
+
+        cut = _jieba().lcut  # every character kept, spaces too
+        a, b = cut(first.sentence), cut(second.sentence)
+        k = 0
+        while k < min(len(a), len(b)) - 1 and a[k] == b[k]:
+            k += 1
+        subject = "".join(b[:k]).strip()
+        if b[k].strip() not in _ZH_PREDICATE_START:  # the subject may go on ("重置" + "链接")
+            return None
+        if len(subject) < 2 or is_stopword(subject) or not question.text.startswith(subject):
+            return None
+        text = "它" + question.text[len(subject) :].lstrip()
+        return FollowUp(first, asked, second, text, question.text, subject, "它")
+    wa, wb = first.sentence.split(), second.sentence.split()
+    k = 0
+    while k < min(len(wa), len(wb)) - 1 and wa[k] == wb[k]:
+        k += 1
+    if not k or is_stopword(wb[k - 1].lower()) or wb[k - 1][-1] in ",;:":
+        return None
+    subject = " ".join(wb[:k])
+    pronoun = _en_pronoun(subject, wb[k])
+    if pronoun is None or not question.text.startswith(subject + " "):
+        return None
+    text = pronoun.capitalize() + question.text[len(subject) :]
+    return FollowUp(first, asked, second, text, question.text, subject, pronoun)
+
+
+def _multi_turn_cases(
+    candidates: Sequence[Candidate],
+    rarity: dict[str, float],
+    wanted: int,
+    seed: int,
+    dedup: _Dedup,
+) -> list[Case]:
+    """Up to `wanted` follow-ups, documents visited in turn (ids left to the caller)."""
+    if wanted < 1:
+        return []
+    by_doc: dict[str, list[Candidate]] = defaultdict(list)
+    for candidate in candidates:
+        by_doc[candidate.chunk.doc_id].append(candidate)
+    pairs = [
+        pair
+        for doc in sorted(by_doc)
+        for first in by_doc[doc]
+        for second in by_doc[doc]
+        if first is not second and (pair := follow_up(first, second, rarity)) is not None
+    ]
+    out: list[Case] = []
+    for pair in spread(pairs, lambda p: p.second.chunk.doc_id, seed, "multi_turn"):
+        if len(out) >= wanted:
+            break
+        first, second = pair.first, pair.second
+        if (
+            not dedup.admits(pair.question, pair.first_question.text, truth=second.sentence)
+            or question_key(first.sentence) in dedup.truths
+        ):
+            continue
+        dedup.add(pair.question, pair.first_question.text, truth=second.sentence)
+        dedup.truths.add(question_key(first.sentence))
+        meta = {
+            "mode": "extractive",
+            "seed": seed,
+            "template": "follow-up",
+            "subject": pair.subject,
+            "pronoun": pair.pronoun,
+            "clean_question": pair.clean_question,
+            "first_turn_chunk_id": first.chunk_id,
+        }
+        case = _source_case(
+            "", "multi_turn", pair.question, second.sentence, second.chunk, second.chunk_id, meta
+        )
+        case.history = [
+            Turn(role="user", content=pair.first_question.text),
+            Turn(role="assistant", content=first.sentence),
+        ]
+        out.append(case)
+    return out
 
 
 _CATEGORY_ORDER = {"normal": 0, "typo": 1, "multi_turn": 2, "out_of_scope": 3}
@@ -830,6 +970,7 @@ async def _generate_llm(
     try:
         for lang in sorted(langs):
             need = {cat: want.get((cat, lang), 0) for cat in ("normal", "typo")}
+            need["normal"] += want.get(("multi_turn", lang), 0)  # no follow-ups in this mode
             pool = list(
                 spread(
                     [(cid, chunk) for cid, chunk in chunks if chunk.lang == lang],

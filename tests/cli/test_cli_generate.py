@@ -24,7 +24,7 @@ def test_generate_writes_a_set_that_loads_and_lints_and_says_what_it_made(tmp_pa
     assert "from 73 documents" in result.output and "extractive mode" in result.output
     assert f"next: review {out}, then ragmeter lint {out}" in result.output
     cases = load_cases(out)
-    assert {c.category for c in cases} == {"normal", "typo", "out_of_scope"}
+    assert {c.category for c in cases} == {"normal", "typo", "multi_turn", "out_of_scope"}
     assert {c.lang for c in cases} == {"en", "zh"}
     lint = invoke("lint", out)
     assert lint.exit_code == 0, lint.output

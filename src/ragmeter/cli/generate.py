@@ -50,7 +50,8 @@ def generate(
     Extractive mode (no --model): informative sentences of the chunks become questions by
     templates per language (English, Chinese), the sentence the ground truth. LLM mode
     (--model): one call per chunk asks for questions and ground truths as strict JSON; a chunk
-    without a usable reply is skipped and counted. Categories normal, typo and out_of_scope.
+    without a usable reply is skipped and counted. Categories normal, typo, out_of_scope and
+    (extractive) multi_turn, a follow-up naming its subject with a pronoun.
     One case per line, `metadata.generate` naming the file, the chunk id and the mode. Review
     the questions before use.
 
