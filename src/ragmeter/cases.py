@@ -117,6 +117,18 @@ _CASE_JSON_COLUMNS = frozenset(
 )
 
 
+def case_lang(case: Case, override: Lang | None = None) -> Lang:
+    """The language `case` is judged, varied and linted in: the override, the case's own, or
+    detected from its question and ground truth (the one place this is decided)."""
+    if override is not None:
+        return override
+    if case.lang is not None:
+        return case.lang
+    from .text import detect_lang
+
+    return detect_lang(f"{case.question}\n{case.ground_truth}")
+
+
 def load_cases(path: str | Path) -> list[Case]:
     """Load and validate an eval set (.jsonl, .json, .yaml/.yml or .csv).
 

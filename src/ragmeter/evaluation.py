@@ -177,8 +177,9 @@ def estimate_run(
 ) -> Any:
     """What judging would cost: runs the pipeline (not the judge) and asks the judge for an
     estimate. Returns None for judges that make no paid calls (the local judge)."""
+    from .cases import case_lang
     from .pipeline import run_case
-    from .runner import build_sample, case_lang
+    from .runner import build_sample
 
     judge = build_judge(settings)
     pipeline = ensure_pipeline(pipeline)

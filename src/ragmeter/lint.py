@@ -9,8 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from .cases import KNOWN_CATEGORIES, Case, assigned_ids
-from .judges.base import Lang
+from .cases import KNOWN_CATEGORIES, Case, assigned_ids, case_lang
 
 Severity = Literal["error", "warning", "info"]
 
@@ -87,7 +86,7 @@ def lint_cases(cases: list[Case], *, source: str = "") -> LintReport:
     order = {"error": 0, "warning": 1, "info": 2}
     findings.sort(key=lambda f: order[f.severity])
     by_category = Counter(c.category for c in cases)
-    by_lang = Counter(_case_lang(c) for c in cases)
+    by_lang = Counter(case_lang(c) for c in cases)
     return LintReport(
         source=source,
         total=len(cases),
@@ -95,15 +94,6 @@ def lint_cases(cases: list[Case], *, source: str = "") -> LintReport:
         by_lang=dict(by_lang.most_common()),
         findings=findings,
     )
-
-
-def _case_lang(case: Case) -> Lang:
-    """The case's language: given, or detected from its question and ground truth."""
-    if case.lang is not None:
-        return case.lang
-    from .text import detect_lang
-
-    return detect_lang(f"{case.question}\n{case.ground_truth}")
 
 
 def _size(cases: list[Case]) -> list[Finding]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ._exceptions import JudgeUnavailable
 from ._version import __version__
-from .cases import Case
+from .cases import Case, case_lang
 from .diagnosis import diagnose
 from .health import DEFAULT_MIN_SCORED_SHARE, assess_run
 from .judges.base import (
@@ -33,17 +33,6 @@ from .results import CaseResult, RunInfo, RunResult
 from .summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
 
 ProgressCallback = Callable[[CaseResult], None]
-
-
-def case_lang(case: Case, override: Lang | None = None) -> Lang:
-    """The language to judge `case` in: the override, the case's own, or detected."""
-    if override is not None:
-        return override
-    if case.lang is not None:
-        return case.lang
-    from .text import detect_lang
-
-    return detect_lang(f"{case.question}\n{case.ground_truth}")
 
 
 def build_sample(case: Case, contexts: list[str], answer: str, lang: Lang) -> Sample:

@@ -55,9 +55,9 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from ._exceptions import CaseFileError, ConfigError, ResultsError
-from .cases import Case
+from .cases import Case, case_lang
 from .judges.base import METRICS, Lang, MetricName
-from .text import detect_lang, normalize
+from .text import normalize
 from .typos import make_typo
 
 Kind = Literal["typo", "distractor", "shuffle", "out_of_scope"]
@@ -455,11 +455,6 @@ class _Builder:
             f"the built-in bank of {len(OUT_OF_SCOPE_QUESTIONS[lang])} out-of-scope questions "
             f"({lang}) is used up"
         )
-
-
-def case_lang(case: Case) -> Lang:
-    """The case's language: given, or detected from its question and ground truth."""
-    return case.lang or detect_lang(f"{case.question}\n{case.ground_truth}")
 
 
 def _question_key(text: str) -> str:
