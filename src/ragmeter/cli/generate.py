@@ -51,7 +51,7 @@ def generate(
     templates per language (English, Chinese), the sentence the ground truth. LLM mode
     (--model): one call per chunk asks for questions and ground truths as strict JSON; a chunk
     without a usable reply is skipped and counted. Categories normal, typo, out_of_scope and
-    (extractive) multi_turn, a follow-up naming its subject with a pronoun.
+    multi_turn, a follow-up naming its subject with a pronoun.
     One case per line, `metadata.generate` naming the file, the chunk id and the mode. Review
     the questions before use.
 
