@@ -119,19 +119,22 @@ class ChatClient:
     def _new_sdk(self) -> Any:
         import openai
 
+        from . import netprobe
         from .replycap import ACCEPT_ENCODING, cap_reply_size
 
+        # The SDK's own defaults (pool limits, redirects), plus a bound on reply size.
+        http_client = openai.DefaultAsyncHttpxClient(
+            timeout=self.policy.timeout,
+            headers={"Accept-Encoding": ACCEPT_ENCODING},
+            event_hooks={"response": [cap_reply_size]},
+        )
+        netprobe.install(http_client)  # the pool's idle-connection probe, made cheap
         return openai.AsyncOpenAI(
             api_key=self._api_key,
             base_url=self.base_url,
             max_retries=0,
             timeout=self.policy.timeout,
-            # The SDK's own defaults (pool limits, redirects), plus a bound on reply size.
-            http_client=openai.DefaultAsyncHttpxClient(
-                timeout=self.policy.timeout,
-                headers={"Accept-Encoding": ACCEPT_ENCODING},
-                event_hooks={"response": [cap_reply_size]},
-            ),
+            http_client=http_client,
         )
 
     def _client(self) -> Any:
