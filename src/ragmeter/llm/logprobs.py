@@ -42,11 +42,14 @@ def from_choice(choice: Any) -> list[TokenLogprob] | None:
     content = logprobs.get("content") if isinstance(logprobs, dict) else None
     if not content:
         return None
-    tokens = []
-    for item in content:
-        top = tuple((alt["token"], float(alt["logprob"])) for alt in (item["top_logprobs"] or ()))
-        tokens.append(TokenLogprob(item["token"], float(item["logprob"]), top))
-    return tokens
+    return [
+        TokenLogprob(
+            item["token"],
+            float(item["logprob"]),
+            tuple([(alt["token"], float(alt["logprob"])) for alt in item["top_logprobs"] or ()]),
+        )
+        for item in content
+    ]
 
 
 def _from_choice_object(choice: Any) -> list[TokenLogprob] | None:
@@ -64,7 +67,9 @@ def dumps(tokens: Sequence[TokenLogprob] | None) -> str | None:
     """JSON text of `tokens` for the cache (None stays None)."""
     if tokens is None:
         return None
-    return json.dumps([[t.token, t.logprob, [list(a) for a in t.top]] for t in tokens])
+    # Tuples are written as JSON arrays, the same text as lists without copying every pair;
+    # the values hold no containers that could refer back, so no cycle check is needed.
+    return json.dumps([(t.token, t.logprob, t.top) for t in tokens], check_circular=False)
 
 
 def loads(text: str | None) -> list[TokenLogprob] | None:
