@@ -7,6 +7,7 @@ import pytest
 from ragmeter.judges.base import MetricResult, Sample
 from ragmeter.judges.local import LocalJudge
 from ragmeter.judges.rules import BY_DESIGN, REFUSAL
+from ragmeter.text import Lang
 
 Make = Callable[..., Sample]
 
@@ -186,3 +187,36 @@ def test_confidence_is_reported(judge: LocalJudge, make: Make) -> None:
     result = faithfulness(judge, make("en", "Exchanges are free of charge."))
     (claim,) = result.evidence.claims
     assert claim.confidence is not None and claim.confidence >= 0.6
+
+
+@pytest.mark.parametrize(
+    ("lang", "context", "answer"),
+    [
+        ("zh", "基础套餐每月10元，团队套餐每月25元。", "基础套餐每月25元，团队套餐每月10元。"),
+        (
+            "en",
+            "Refunds are processed within 14 days; exchanges take up to 30 days.",
+            "Refunds are processed within 30 days; exchanges take up to 14 days.",
+        ),
+    ],
+    ids=["zh", "en"],
+)
+def test_numbers_moved_between_clauses_are_contradicted(
+    judge: LocalJudge, lang: Lang, context: str, answer: str
+) -> None:
+    sample = Sample(case_id="s", question="", contexts=[context], answer=answer, lang=lang)
+    result = faithfulness(judge, sample)
+    assert result.score == 0.0
+    assert all(c.verdict == "contradicted" for c in result.evidence.claims)
+    assert "where the context says" in result.evidence.claims[0].reason
+    # the same numbers in their own clauses are supported
+    same = Sample(case_id="s", question="", contexts=[context], answer=context, lang=lang)
+    assert faithfulness(judge, same).score == 1.0
+
+
+def test_a_date_split_by_its_comma_is_not_a_moved_number(judge: LocalJudge) -> None:
+    context = "Yeon Woo-jin (born Kim Bong-hoe on July 5, 1984) is a South Korean actor."
+    sample = Sample(case_id="d", question="When was Yeon Woo-jin born?", contexts=[context],
+                    answer="Yeon Woo-jin was born on July 5, 1984.", lang="en")
+    (claim,) = faithfulness(judge, sample).evidence.claims
+    assert claim.verdict == "supported", claim.reason

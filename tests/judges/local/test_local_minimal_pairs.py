@@ -2,9 +2,10 @@
 
 Each pair has a faithful answer (often a paraphrase, with fewer of the evidence's words) and an
 unfaithful one that reuses the evidence's words (negation, swapped entity, swapped roles, moved
-number). Word overlap ranks every unfaithful answer above its twin. The lexical judge tells only
-the English negation apart; the rest are strict expected failures, kept as a record of what
-issue 10's trained verifier must fix: when one starts passing, the xfail breaks and says so.
+number). Word overlap ranks every unfaithful answer above its twin. The lexical judge tells
+the English negation and the Chinese moved number apart; the rest are strict expected
+failures, kept as a record of what issue 10's trained verifier must fix: when one starts
+passing, the xfail breaks and says so.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ PAIRS = [
     ),
 ]
 
-TOLD_APART = {("en", "paraphrase / negation")}
+TOLD_APART = {("en", "paraphrase / negation"), ("zh", "moved number")}
 """The pairs the local judge already gets right."""
 
 

@@ -186,7 +186,7 @@ def align(
         found.hard = True
         return found
     window_values = {m.value for m in window.numbers}
-    elsewhere = [n.value for n in nums if n.value not in window_values]
+    elsewhere = [n.value for n in nums if n.value not in window_values and not _implicit(n)]
     missing = [n for n in names(statement) if not index.mentions(n.lower())]
     found.misplaced_numbers, found.missing_names = len(elsewhere), len(missing)
     if elsewhere:
@@ -224,6 +224,9 @@ def _number_conflict(
         part = window.parts[part_index]
         part_numbers = numbers(part)
         if any(m.value == n.value for m in part_numbers):
+            swapped = _clause_swap(_clause_of(statement, n), n, part, index.lang)
+            if swapped is not None:
+                return swapped, part_index
             continue
         kind = _family(n.kind)
         rivals = [m.value for m in part_numbers if _family(m.kind) == kind and m.value != n.value]
@@ -236,17 +239,50 @@ def _number_conflict(
     return None
 
 
-def _number_part(statement: str, number: NumberMention, window: Window, lang: Lang) -> int:
-    """Which sentence of the window the clause holding `number` matches best: in a
-    two-sentence window each clause of the statement may rest on a different sentence."""
-    if len(window.parts) == 1:
-        return 0
+def _clause_of(statement: str, number: NumberMention) -> str:
+    """The clause of `statement` that holds `number`."""
     start = 0
     for piece in _CLAUSE_RE.split(statement):
         found = statement.find(piece, start)
         start = found + len(piece) if found >= 0 else start
         if found <= number.start < start:
-            break
+            return piece
+    return statement
+
+
+_SWAP_OVERLAP = 0.75
+"""How much of a clause's key words the context clause must hold to be the one it restates."""
+
+
+def _clause_swap(clause: str, number: NumberMention, part: str, lang: Lang) -> str | None:
+    """Numbers moved between clauses ("the starter plan costs 25, the team plan 10" against
+    "the starter plan costs 10, the team plan 25"): the sentence holds the number, but the
+    context clause that restates `clause` holds another of its kind instead, and matches the
+    clause better than the context clause holding the number does."""
+    clauses = [c for c in _CONTEXT_CLAUSE_RE.split(part) if c.strip()]
+    keys = statement_keys(clause, lang)  # no numbers among them
+    if len(clauses) < 2 or not keys:
+        return None
+    scored = [(coverage(keys, passage_keys(c, lang)), numbers(c)) for c in clauses]
+    best, best_numbers = max(scored, key=lambda item: item[0])
+    if best < _SWAP_OVERLAP or any(m.value == number.value for m in best_numbers):
+        return None
+    kind = _family(number.kind)
+    rivals = [m.value for m in best_numbers if _family(m.kind) == kind]
+    holders = [cov for cov, found in scored if any(m.value == number.value for m in found)]
+    # a true swap has the number in another clause; none holding it means the split cut it
+    # ("July 5, 1984" read as "July 5" and "1984")
+    if not rivals or not holders or max(holders) >= best:
+        return None
+    return f"it says {number.value} where the context says {rivals[0]}"
+
+
+def _number_part(statement: str, number: NumberMention, window: Window, lang: Lang) -> int:
+    """Which sentence of the window the clause holding `number` matches best: in a
+    two-sentence window each clause of the statement may rest on a different sentence."""
+    if len(window.parts) == 1:
+        return 0
+    piece = _clause_of(statement, number)
     clause_keys = statement_keys(piece, lang)
     return max(
         range(len(window.parts)),
