@@ -37,18 +37,7 @@ if TYPE_CHECKING:
     from .cases import Case, load_cases
     from .compare import Comparison, compare_runs
     from .gate import GateResult, gate_run
-    from .judges.base import (
-        METRICS,
-        ChunkVerdict,
-        ClaimVerdict,
-        Evidence,
-        Judge,
-        JudgeBase,
-        JudgeFingerprint,
-        MetricResult,
-        PointVerdict,
-        Sample,
-    )
+    from .judges.base import Judge, JudgeBase
     from .lint import LintReport, lint_cases
     from .pipeline import (
         AnswersFilePipeline,
@@ -61,6 +50,16 @@ if TYPE_CHECKING:
     )
     from .results import CaseResult, RunResult, load_run, save_run
     from .runner import evaluate_async
+    from .vocabulary import (
+        METRICS,
+        ChunkVerdict,
+        ClaimVerdict,
+        Evidence,
+        JudgeFingerprint,
+        MetricResult,
+        PointVerdict,
+        Sample,
+    )
 
 _LAZY: dict[str, str] = {
     "AnswersFilePipeline": ".pipeline",
@@ -68,32 +67,32 @@ _LAZY: dict[str, str] = {
     "Case": ".cases",
     "CaseFileError": "._exceptions",
     "CaseResult": ".results",
-    "ChunkVerdict": ".judges.base",
-    "ClaimVerdict": ".judges.base",
+    "ChunkVerdict": ".vocabulary",
+    "ClaimVerdict": ".vocabulary",
     "Comparison": ".compare",
     "ConfigError": "._exceptions",
-    "Evidence": ".judges.base",
+    "Evidence": ".vocabulary",
     "GateResult": ".gate",
     "HttpPipeline": ".pipeline",
     "Judge": ".judges.base",
     "JudgeBase": ".judges.base",
     "JudgeError": "._exceptions",
     "JudgeUnavailable": "._exceptions",
-    "JudgeFingerprint": ".judges.base",
+    "JudgeFingerprint": ".vocabulary",
     "LintReport": ".lint",
-    "METRICS": ".judges.base",
-    "MetricResult": ".judges.base",
+    "METRICS": ".vocabulary",
+    "MetricResult": ".vocabulary",
     "Pipeline": ".pipeline",
     "PipelineBase": ".pipeline",
     "PipelineError": "._exceptions",
     "PipelineOutput": ".pipeline",
-    "PointVerdict": ".judges.base",
+    "PointVerdict": ".vocabulary",
     "PrecomputedPipeline": ".pipeline",
     "RagmeterError": "._exceptions",
     "ResultsError": "._exceptions",
     "RunInterrupted": "._exceptions",
     "RunResult": ".results",
-    "Sample": ".judges.base",
+    "Sample": ".vocabulary",
     "aevaluate": ".api",
     "compare_runs": ".compare",
     "evaluate": ".api",

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 from ._exceptions import CaseFileError, ConfigError, describe_validation_error
 from .cases import Case, cases_from_rows, load_cases
 from .health import DEFAULT_MIN_SCORED_SHARE
-from .judges.base import METRICS, Judge, Lang, MetricName, MinimalJudge, ensure_judge
+from .judges.base import Judge, MinimalJudge, ensure_judge
 from .pipeline import DEFAULT_TIMEOUT, MinimalPipeline, Pipeline, ensure_pipeline
+from .vocabulary import METRICS, Lang, MetricName
 
 if TYPE_CHECKING:
     from .config import JudgeSettings

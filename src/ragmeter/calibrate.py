@@ -28,19 +28,12 @@ from .agreement import (
     paired_difference,
     spearman,
 )
-from .judges.base import (
-    METRICS,
-    Judge,
-    JudgeFingerprint,
-    MetricName,
-    MetricResult,
-    MinimalJudge,
-    ensure_judge,
-)
+from .judges.base import Judge, MinimalJudge, ensure_judge
 from .labels import LabelKind, LabelledCase, label_kind, labelled_metrics
 from .paths import cache_root
 from .ppi import PPIEstimate, ppi_mean
 from .results import CalibrationNote, CaseResult, RunResult, read_json_file, write_atomic
+from .vocabulary import METRICS, JudgeFingerprint, MetricName, MetricResult
 
 CALIBRATION_VERSION = 1
 CALIBRATION_FILE = "calibration.json"

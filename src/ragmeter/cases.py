@@ -10,7 +10,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ._exceptions import CaseFileError
-from .judges.base import Lang, Turn
 from .records import (
     CASE_ALIASES,
     FORMATS,
@@ -20,6 +19,7 @@ from .records import (
     record_fields,
     validate_record,
 )
+from .vocabulary import Lang, Turn
 
 KNOWN_CATEGORIES = ("normal", "typo", "out_of_scope", "multi_turn")
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from .explain import explain
-from .judges.base import METRICS, MetricName
 from .noise import case_scores
 from .results import CaseResult, RunResult
 from .stats import mean, paired_bootstrap_ci, sign_flip_test
+from .vocabulary import METRICS, MetricName
 
 MIN_OVERLAP = 0.5
 """Below this share of common cases the two runs are not the same eval set."""

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import ErrorDetails
 
 from ._exceptions import ConfigError, describe_validation_error
-from .judges.base import MetricName
+from .vocabulary import MetricName
 
 
 class JudgeSettings(BaseModel):

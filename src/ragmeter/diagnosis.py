@@ -6,8 +6,8 @@ generator cannot be faithful to, or answer from, chunks that were never found.
 
 from __future__ import annotations
 
-from .judges.base import METRICS, RETRIEVAL_METRICS, MetricName
 from .results import Diagnosis, Finding, RunSummary
+from .vocabulary import METRICS, RETRIEVAL_METRICS, MetricName
 
 DEFAULT_TARGETS: dict[MetricName, float] = {
     "context_recall": 0.75,

@@ -14,9 +14,10 @@ from typing import Any
 from ._exceptions import ConfigError, RunInterrupted
 from .cases import Case
 from .config import Settings, SettingsOverrides, apply_overrides, find_config, load_settings
-from .judges.base import METRICS, Judge, Lang, MetricName, MinimalJudge, Sample, ensure_judge
+from .judges.base import Judge, MinimalJudge, ensure_judge
 from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline
 from .results import CaseResult, RunInfo, RunResult, prepare_out_dir, save_run
+from .vocabulary import METRICS, Lang, MetricName, Sample
 
 ProgressDisplay = Callable[[int, Judge], AbstractContextManager[Callable[[CaseResult], None]]]
 """Shows a run's progress: called with the number of cases and the judge, it yields the

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .judges.base import JudgeFingerprint, MetricName
 from .judges.llm.graded import LLM_JUDGE_KINDS
 from .results import CaseResult
 from .safe_text import printable
+from .vocabulary import JudgeFingerprint, MetricName
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,6 @@ from ._exceptions import ResultsError
 from .compare import comparability_problems, paired_scores
 from .config import GateSettings
 from .health import DEFAULT_MIN_SCORED_SHARE, metric_health
-from .judges.base import METRICS, MetricName
 from .noise import NoiseSummary, case_scores, in_noise_band, measure_noise
 from .results import MetricHealth, RunResult
 from .stats import (
@@ -49,6 +48,7 @@ from .stats import (
     mean,
     sign_flip_p_below,
 )
+from .vocabulary import METRICS, MetricName
 
 Status = Literal["pass", "fail", "skip"]
 

@@ -57,10 +57,10 @@ from ._exceptions import ConfigError
 from .cases import Case
 from .demo.chunking import Chunk, chunk_document
 from .demo.corpus import Document
-from .judges.base import Lang, Turn
 from .text import content_words, detect_lang, is_stopword, normalize, sentence_spans
 from .typos import make_typo
 from .vary import ABSTENTIONS, OUT_OF_SCOPE_QUESTIONS
+from .vocabulary import Lang, Turn
 
 Mode = Literal["extractive", "llm"]
 LangChoice = Literal["auto", "en", "zh"]

@@ -22,7 +22,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._exceptions import CaseFileError
 from .cases import Case
-from .judges.base import METRICS, Lang, MetricName, Turn
 from .records import (
     CASE_ALIASES,
     Record,
@@ -31,6 +30,7 @@ from .records import (
     record_fields,
     validate_record,
 )
+from .vocabulary import METRICS, Lang, MetricName, Turn
 
 LabelKind = Literal["binary", "graded"]
 

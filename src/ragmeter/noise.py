@@ -11,9 +11,9 @@ import math
 
 from pydantic import BaseModel, Field
 
-from .judges.base import METRICS, MetricName
 from .results import CaseResult, RunResult
 from .summary import DEFAULT_FAIL_THRESHOLDS
+from .vocabulary import METRICS, MetricName
 
 
 class CaseNoise(BaseModel):

@@ -33,8 +33,8 @@ import pytest
 
 if TYPE_CHECKING:
     from .config import GateSettings
-    from .judges.base import MetricName
     from .results import RunResult
+    from .vocabulary import MetricName
 
 _OPTIONS = {
     "cases": "eval set file (JSONL, JSON, YAML, CSV)",
@@ -105,7 +105,7 @@ class RagmeterRun:
 
     def mean(self, metric: str) -> float | None:
         """The run's stored mean of `metric`."""
-        from .judges.base import METRICS
+        from .vocabulary import METRICS
 
         if metric not in METRICS:  # no run has it
             return None
@@ -119,7 +119,7 @@ class RagmeterRun:
         applies to (`min_scored_share`), showing why the others could not be scored.
         """
         from .health import metric_health
-        from .judges.base import METRICS
+        from .vocabulary import METRICS
 
         if op not in _OPS:
             raise ValueError(f"unknown operator {op!r}; use one of {', '.join(_OPS)}")

@@ -10,9 +10,9 @@ code from the wording (:func:`code_of`).
 
 from __future__ import annotations
 
-from .judges.base import MetricResult, ReasonCode
 from .judges.rules import NO_GROUND_TRUTH, OUT_OF_SCOPE, REFUSAL
 from .llm.errors import BUDGET_REASON
+from .vocabulary import MetricResult, ReasonCode
 
 PIPELINE_ERROR = "pipeline error"
 """How the unscored reason of every metric of a case whose pipeline failed starts."""

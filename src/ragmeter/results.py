@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from ._exceptions import OutputError, ResultsError, describe_validation_error
-from .judges.base import METRICS, JudgeFingerprint, Lang, MetricName, MetricResult, Turn
+from .vocabulary import METRICS, JudgeFingerprint, Lang, MetricName, MetricResult, Turn
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"

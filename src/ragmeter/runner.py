@@ -12,18 +12,7 @@ from ._version import __version__
 from .cases import Case, case_lang
 from .diagnosis import diagnose
 from .health import DEFAULT_MIN_SCORED_SHARE, assess_run
-from .judges.base import (
-    GENERATION_METRICS,
-    METRICS,
-    Judge,
-    Lang,
-    MetricName,
-    MetricResult,
-    MinimalJudge,
-    ReasonCode,
-    Sample,
-    ensure_judge,
-)
+from .judges.base import Judge, MinimalJudge, ensure_judge
 from .judges.rules import empty_answer_result
 from .limits import max_text_chars, oversize_reason
 from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline, run_case
@@ -31,6 +20,15 @@ from .reasons import NO_RESULT, PIPELINE_ERROR, TOO_LONG, code_of, without_case_
 from .redact import redact
 from .results import CaseResult, RunInfo, RunResult
 from .summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
+from .vocabulary import (
+    GENERATION_METRICS,
+    METRICS,
+    Lang,
+    MetricName,
+    MetricResult,
+    ReasonCode,
+    Sample,
+)
 
 ProgressCallback = Callable[[CaseResult], None]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
-from .judges.base import METRICS, MetricName
 from .judges.rules import BY_DESIGN
 from .reasons import (
     BY_DESIGN_CODES,
@@ -17,6 +16,7 @@ from .reasons import (
 )
 from .results import CaseResult, MetricSummary, RunSummary, UnscoredGroup
 from .stats import bootstrap_ci, histogram, mean
+from .vocabulary import METRICS, MetricName
 
 DEFAULT_FAIL_THRESHOLDS: dict[MetricName, float] = {
     "context_recall": 0.5,

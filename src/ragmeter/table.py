@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .judges.base import METRICS, MetricName
+from .vocabulary import METRICS, MetricName
 
 if TYPE_CHECKING:
     from .results import RunResult

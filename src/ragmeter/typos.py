@@ -20,8 +20,8 @@ import random
 import re
 from dataclasses import dataclass
 
-from .judges.base import Lang
 from .text import is_stopword
+from .vocabulary import Lang
 
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 

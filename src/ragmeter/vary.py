@@ -56,9 +56,9 @@ from typing import Any, Literal, get_args
 
 from ._exceptions import CaseFileError, ConfigError, ResultsError
 from .cases import Case, case_lang
-from .judges.base import METRICS, Lang, MetricName
 from .text import normalize
 from .typos import make_typo
+from .vocabulary import METRICS, Lang, MetricName
 
 Kind = Literal["typo", "distractor", "shuffle", "out_of_scope"]
 KINDS: tuple[Kind, ...] = get_args(Kind)

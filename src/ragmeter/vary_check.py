@@ -28,9 +28,9 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel
 
 from ._exceptions import ResultsError
-from .judges.base import METRICS, MetricName
 from .results import CaseResult, RunResult
 from .vary import DIRECTIONS, KINDS, META_KEY, Direction
+from .vocabulary import METRICS, MetricName
 
 DEFAULT_TOLERANCE = 0.1
 

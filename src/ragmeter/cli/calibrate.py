@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 
     from ..calibrate import Calibration
     from ..config import SettingsOverrides
-    from ..judges.base import MetricName
     from ..results import CaseResult
+    from ..vocabulary import MetricName
 
 
 @app.command()
@@ -81,7 +81,7 @@ def calibrate(
     """
     from .. import calibrate as cal
     from ..config import SettingsOverrides
-    from ..judges.base import METRICS
+    from ..vocabulary import METRICS
 
     bad = [m for m in metric or [] if m not in METRICS]
     if bad:

@@ -8,9 +8,9 @@ import typer
 
 from ..cases import Case
 from ..config import Settings
-from ..judges.base import METRICS, Lang, MetricName
 from ..pipeline import Pipeline
 from ..results import RunResult
+from ..vocabulary import METRICS, Lang, MetricName
 from ._app import make_console
 
 

@@ -9,220 +9,26 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field, model_validator
-
-MetricName = Literal["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
-
-METRICS: tuple[MetricName, ...] = (
-    "context_recall",
-    "context_precision",
-    "faithfulness",
-    "answer_relevancy",
+from ..vocabulary import (  # noqa: F401  (re-exported for judge authors)
+    GENERATION_METRICS,
+    METRICS,
+    RETRIEVAL_METRICS,
+    ChunkVerdict,
+    ClaimLabel,
+    ClaimVerdict,
+    Evidence,
+    JudgeFingerprint,
+    Lang,
+    MetricName,
+    MetricResult,
+    PointVerdict,
+    ReasonCode,
+    Sample,
+    Span,
+    Turn,
 )
-"""The four metrics, in pipeline order: retrieval first, then generation."""
-
-RETRIEVAL_METRICS: tuple[MetricName, ...] = ("context_recall", "context_precision")
-GENERATION_METRICS: tuple[MetricName, ...] = ("faithfulness", "answer_relevancy")
-
-Lang = Literal["en", "zh"]
-ClaimLabel = Literal["supported", "contradicted", "not_verifiable"]
-ReasonCode = Literal[
-    "empty_answer",
-    "refusal",
-    "out_of_scope",
-    "no_ground_truth",
-    "no_contexts",
-    "pipeline_error",
-    "pipeline_timeout",
-    "too_long",
-    "judge_error",
-    "judge_timeout",
-    "invalid_reply",
-    "budget",
-    "no_points",
-    "not_judged",
-    "other",
-]
-"""For programs: the edge case that decided a metric result (`rules.precheck`: the first five),
-or why it has no score: the pipeline failed or passed its deadline, the texts were too long,
-the judge failed, passed its deadline or replied unusably, the budget was spent, the ground
-truth held nothing to check, the judge returned nothing for the metric, or a reason ragmeter
-does not know (`other`; see `ragmeter.reasons`). The human `unscored_reason` and notes may be
-reworded, these codes are not."""
-
-
-class Turn(BaseModel):
-    """One earlier turn of a conversation."""
-
-    role: Literal["user", "assistant"]
-    """Who spoke."""
-    content: str
-    """What was said."""
-
-
-class Sample(BaseModel):
-    """Everything a judge may look at for one case."""
-
-    case_id: str
-    """Id of the case in the eval set."""
-    question: str
-    """The user's question (the last turn for multi-turn cases)."""
-    history: list[Turn] = Field(default_factory=list)
-    """Earlier turns, oldest first."""
-    ground_truth: str = ""
-    """Human reference answer; empty when the eval set has none."""
-    contexts: list[str] = Field(default_factory=list)
-    """Retrieved chunks, best-ranked first."""
-    answer: str = ""
-    """The pipeline's answer."""
-    category: str = "normal"
-    """Case category (`normal`, `typo`, `out_of_scope`, `multi_turn` or the user's own)."""
-    lang: Lang = "en"
-    """Language of the case, detected unless given."""
-    repeat: int = 0
-    """Index of this judgement when a case is re-judged to measure noise (`--repeats`).
-    LLM judges include it in their cache key when > 0 so repeats are real re-judgements."""
-
-
-class Span(BaseModel):
-    """Character offsets into a context chunk, end exclusive."""
-
-    start: int
-    end: int
-
-
-class ClaimVerdict(BaseModel):
-    """Faithfulness verdict on one claim of the answer."""
-
-    claim: str
-    """The claim, as split from the answer."""
-    verdict: ClaimLabel
-    """Supported, contradicted or not verifiable from the contexts."""
-    chunk_index: int | None = None
-    """Index (0-based, rank order) of the best-matching context chunk."""
-    span: Span | None = None
-    """Where in that chunk the evidence lies."""
-    evidence: str = ""
-    """The text of the evidence span."""
-    reason: str = ""
-    """Why the judge decided so, in one sentence."""
-    confidence: float | None = None
-    """The judge's support probability, when it has one (an LLM judge's P(supported) read from
-    its token probabilities)."""
-
-
-class ChunkVerdict(BaseModel):
-    """Context-precision verdict on one retrieved chunk."""
-
-    index: int
-    """Rank of the chunk (0-based)."""
-    useful: bool
-    """Whether the chunk helps answer the question as the reference does."""
-    score: float | None = None
-    """Usefulness strength when the judge has one (an LLM judge's P(useful))."""
-    reason: str = ""
-    """Why the chunk was judged so."""
-    preview: str = ""
-    """Beginning of the chunk, for reports."""
-
-
-class PointVerdict(BaseModel):
-    """Context-recall verdict on one point of the ground truth."""
-
-    point: str
-    """A statement split from the reference answer."""
-    supported: bool
-    """Whether the retrieved chunks contain it."""
-    chunk_index: int | None = None
-    """Best-supporting chunk (0-based)."""
-    span: Span | None = None
-    """Where in that chunk."""
-    evidence: str = ""
-    """Text of the supporting span."""
-    reason: str = ""
-    """Why."""
-    confidence: float | None = None
-    """P(supported) when the judge has one (an LLM judge's token probabilities)."""
-
-
-class Evidence(BaseModel):
-    """What a judge saw and decided, kept with every score."""
-
-    claims: list[ClaimVerdict] = Field(default_factory=list)
-    """Faithfulness: one verdict per claim of the answer."""
-    chunks: list[ChunkVerdict] = Field(default_factory=list)
-    """Context precision: one verdict per ranked chunk."""
-    points: list[PointVerdict] = Field(default_factory=list)
-    """Context recall: one verdict per point of the ground truth."""
-    generated_questions: list[str] = Field(default_factory=list)
-    """Answer relevancy (LLM judge): questions written back from the answer."""
-    abstained: bool | None = None
-    """Whether the answer was judged a refusal / abstention."""
-    notes: list[str] = Field(default_factory=list)
-    """Other reasons in plain words (e.g. 'answer is evasive')."""
-    raw_output_ids: list[str] = Field(default_factory=list)
-    """Ids of raw judge outputs (LLM cache keys) for inspection."""
-
-
-class MetricResult(BaseModel):
-    """One metric for one case: a score or an unscored reason, with evidence."""
-
-    metric: MetricName
-    score: float | None = None
-    """In [0, 1]; None when unscored."""
-    unscored_reason: str | None = None
-    """Why there is no score (judge error, not applicable, refusal has no claims, ...)."""
-    reason_code: ReasonCode | None = None
-    """The edge case that fixed this result, scored (an empty answer scores 0) or not (a
-    refusal's faithfulness), or the kind of failure that left it unscored (the runner sets
-    one on every unscored result; `unscored_reason` is then the detail, without the case id);
-    None when the judge graded the case. Absent from results.json files written before it
-    existed (read as None; `ragmeter.reasons.code_of` reads it from the reason)."""
-    evidence: Evidence = Field(default_factory=Evidence)
-    tokens: int = 0
-    """Prompt + completion tokens spent on this metric (LLM judges)."""
-    calls: int = 0
-    """LLM calls spent on this metric (LLM judges)."""
-
-    @model_validator(mode="after")
-    def _score_xor_reason(self) -> MetricResult:
-        if (self.score is None) == (self.unscored_reason is None):
-            raise ValueError("a metric result has exactly one of score and unscored_reason")
-        if self.score is not None and not 0.0 <= self.score <= 1.0:
-            raise ValueError(f"score {self.score} outside [0, 1]")
-        return self
-
-    @property
-    def scored(self) -> bool:
-        return self.score is not None
-
-    @classmethod
-    def unscored(cls, metric: MetricName, reason: str, **kwargs: Any) -> MetricResult:
-        """Build an unscored result with its reason (`kwargs`: other fields, validated)."""
-        return cls(metric=metric, unscored_reason=reason, **kwargs)
-
-
-class JudgeFingerprint(BaseModel):
-    """Identifies a judge configuration so stale comparisons can be detected."""
-
-    kind: str
-    """Judge family: `local`, `openai`, ..."""
-    model: str
-    """Model name (or local evidence model name)."""
-    prompt_version: str
-    """Version of prompts / scoring rules."""
-    params: dict[str, object] = Field(default_factory=dict)
-    """Parameters that change verdicts (temperature, thresholds, weights hash...)."""
-
-    def key(self) -> str:
-        """A short stable hash of the fingerprint."""
-        import hashlib
-        import json
-
-        blob = json.dumps(self.model_dump(), sort_keys=True, default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 @runtime_checkable

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..judges.base import METRICS
 from ..results import RunResult
+from ..vocabulary import METRICS
 
 UNCALIBRATED = "uncalibrated judge: `ragmeter calibrate LABELS` measures its agreement with people"
 PUBLIC_ONLY = (

@@ -6,8 +6,8 @@ import heapq
 from dataclasses import dataclass
 
 from ..explain import StrengthLabels, explain, strength_labels
-from ..judges.base import METRICS, MetricName
 from ..results import CaseResult, RunResult
+from ..vocabulary import METRICS, MetricName
 
 
 @dataclass(frozen=True)

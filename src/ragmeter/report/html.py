@@ -20,9 +20,9 @@ from importlib.resources import files
 from typing import Any
 
 from ..explain import strength_labels
-from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..reasons import BY_DESIGN_CODES, unscored_code
 from ..results import CaseResult, MetricSummary, RunResult
+from ..vocabulary import METRICS, RETRIEVAL_METRICS
 from .calibration import calibration_lines
 from .words import counted, spend_line
 

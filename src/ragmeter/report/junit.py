@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ..judges.base import METRICS
 from ..results import RunResult
+from ..vocabulary import METRICS
 from .failures import explain
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..results import RunResult
+from ..vocabulary import METRICS, RETRIEVAL_METRICS
 from .calibration import calibration_lines
 from .failures import worst_failures
 from .words import counted, spend_line

@@ -17,8 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..explain import short
-from ..judges.base import METRICS, RETRIEVAL_METRICS
 from ..results import MetricSummary, RunResult
+from ..vocabulary import METRICS, RETRIEVAL_METRICS
 from .calibration import calibration_lines
 from .failures import worst_failures
 from .safe import printable
