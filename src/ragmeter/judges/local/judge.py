@@ -70,6 +70,18 @@ class LocalJudge(JudgeBase):
                     self._store = EmbeddingStore(embedder)
         return self._store
 
+    @property
+    def warning(self) -> str | None:
+        """One line when the bundled MiniLM embeddings could not be loaded: English claims are
+        then judged by their words alone, and the report says so and how to fix it (never when
+        the caller chose `embedder=None`)."""
+        if self._embedder is not _UNSET or self.store.available:
+            return None
+        from ...embeddings import local_embedder_status
+
+        status = local_embedder_status().removeprefix("unavailable: ")
+        return f"English sentence similarity is off, judging by words only: {status}"
+
     def fingerprint(self) -> JudgeFingerprint:
         model = f"lexical+{EMBEDDING_MODEL}" if self.store.available else "lexical"
         return JudgeFingerprint(
