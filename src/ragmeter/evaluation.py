@@ -115,8 +115,10 @@ def run_and_save(
     progress: ProgressDisplay | None = None,
     metrics: tuple[MetricName, ...] = METRICS,
     overwrite: bool = False,
+    shard: str | None = None,
 ) -> RunResult:
-    """Run, judge and write `out_dir/results.json` atomically; return the run.
+    """Run, judge and write `out_dir/results.json` atomically; return the run (`shard`:
+    the `I/N` the cases are, recorded for `ragmeter merge`).
 
     `out_dir` (or its results.json) is checked before any work; an existing run there is
     replaced only with `overwrite`. Ctrl-C raises RunInterrupted and writes nothing; so does a
@@ -127,7 +129,7 @@ def run_and_save(
     out_dir = prepare_out_dir(out_dir, overwrite=overwrite)
     judge = ensure_judge(judge or build_judge(settings))
     pipeline = ensure_pipeline(pipeline)  # a bare one gets the default timeout, name and aclose
-    info = RunInfo(cases_file=cases_file, pipeline=pipeline_name or pipeline.name)
+    info = RunInfo(cases_file=cases_file, pipeline=pipeline_name or pipeline.name, shard=shard)
 
     async def go(on_case: Callable[[CaseResult], None]) -> RunResult:
         try:

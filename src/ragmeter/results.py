@@ -243,6 +243,10 @@ class RunInfo(BaseModel):
     """Version that produced the file."""
     thresholds: dict[str, float] = Field(default_factory=dict)
     """Failure thresholds per metric."""
+    targets: dict[str, float] = Field(default_factory=dict)
+    """Diagnosis targets per metric (the defaults' overrides; empty in files from before)."""
+    shard: str | None = None
+    """`I/N` when the run judged one shard of the eval set (`run --shard`); None otherwise."""
     warnings: list[str] = Field(default_factory=list)
     """Things the reader should know (e.g. judge equals generator)."""
     judge_stats: dict[str, Any] = Field(default_factory=dict)

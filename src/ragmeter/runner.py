@@ -224,6 +224,7 @@ async def evaluate_async(
     info.seconds = round(time.perf_counter() - started, 3)
     info.ragmeter_version = __version__
     info.thresholds = dict(thresholds.items())  # keyed by str in RunInfo
+    info.targets = dict((targets or {}).items())
     if warning := judge.warning:
         info.warnings = [*info.warnings, *warning.splitlines()]
     if stats := judge.stats():  # {}: no counters (the info's own, if any, stay)

@@ -1,7 +1,19 @@
 """The `ragmeter` command line: option parsing over the library, no logic of its own."""
 
 # each module registers its commands on `app`
-from . import calibrate, compare, demo, gate, generate, lint, report, run, serve, vary  # noqa: F401
+from . import (  # noqa: F401
+    calibrate,
+    compare,
+    demo,
+    gate,
+    generate,
+    lint,
+    merge,
+    report,
+    run,
+    serve,
+    vary,
+)
 from ._app import app
 
 __all__ = ["app"]

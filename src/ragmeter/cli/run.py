@@ -59,6 +59,12 @@ def run(
     out: Path = typer.Option(
         None, "--out", "-o", help="Directory for results.json (or its results.json path)."
     ),
+    shard: str = typer.Option(
+        None,
+        "--shard",
+        help="Judge only shard I/N of the eval set (every N-th case from the I-th), e.g. for a "
+        "CI matrix; `ragmeter merge` joins the N results into the whole run.",
+    ),
     overwrite: bool = typer.Option(
         False, "--overwrite", help="Replace the run already in --out (refused otherwise)."
     ),
@@ -124,6 +130,7 @@ def run(
     from ..cases import load_cases
     from ..config import SettingsOverrides
     from ..pipeline import AnswersFilePipeline, Pipeline
+    from ..shard import parse_shard, select_shard
     from .output import finish_run, print_dry_run, print_report
     from .progress import run_progress
 
@@ -166,6 +173,11 @@ def run(
             )
             if isinstance(source, AnswersFilePipeline):
                 check_answers_match(eval_cases, source, cases_path)
+        shard_label = None
+        if shard is not None:
+            index, count = parse_shard(shard)
+            eval_cases = select_shard(eval_cases, index, count)
+            shard_label = f"{index}/{count}"
         if dry_run:
             print_dry_run(
                 eval_cases, source, settings, lang=lang.value if lang else None, metrics=chosen
@@ -183,6 +195,7 @@ def run(
             progress=run_progress if progress else None,
             metrics=chosen,
             overwrite=overwrite,
+            shard=shard_label,
         )
     print_report(result, max_failures=max_failures)
     finish_run(result, api.results_path(out_dir))
