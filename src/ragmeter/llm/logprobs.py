@@ -77,7 +77,7 @@ def loads(text: str | None) -> list[TokenLogprob] | None:
     if not text:
         return None
     return [
-        TokenLogprob(token, logprob, tuple((a, lp) for a, lp in top))
+        TokenLogprob(token, logprob, tuple([(a, lp) for a, lp in top]))
         for token, logprob, top in json.loads(text)
     ]
 
