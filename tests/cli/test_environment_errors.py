@@ -66,12 +66,12 @@ PROBES = {
     "report -o a directory": (
         ["report", "{tmp}/run", "-f", "md", "-o", "{tmp}"],
         None,
-        "error: --output {tmp}: is a directory; give a file to write, e.g. {tmp}/report.md",
+        "error: --out {tmp}: is a directory; give a file to write, e.g. {tmp}/report.md",
     ),
     "report -o under a file": (
         ["report", "{tmp}/run", "-f", "html", "-o", "{tmp}/a-file/r.html"],
         None,
-        "error: --output {tmp}/a-file/r.html: cannot write there ({tmp}/a-file is a file, "
+        "error: --out {tmp}/a-file/r.html: cannot write there ({tmp}/a-file is a file, "
         "not a directory)",
     ),
     "corrupt cache": (

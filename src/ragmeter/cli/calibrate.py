@@ -14,11 +14,15 @@ from .options import (
     CacheDirOpt,
     ConcurrencyOpt,
     ConfigOpt,
+    FormatOpt,
     JudgeConcurrencyOpt,
     JudgeOpt,
+    LegacyJsonOpt,
     ModelOpt,
     NoCacheOpt,
+    OutputFormat,
     ProgressOpt,
+    wants_json,
 )
 
 if TYPE_CHECKING:
@@ -67,7 +71,8 @@ def calibrate(
         "--store/--no-store",
         help="Remember the calibration under the judge's fingerprint so later runs report it.",
     ),
-    json_out: bool = typer.Option(False, "--json", help="Print calibration.json to stdout."),
+    output_format: FormatOpt = OutputFormat.text,
+    legacy_json: LegacyJsonOpt = False,
     progress: ProgressOpt = True,
 ) -> None:
     """Judge human-labelled cases and report how well the judge agrees with people.
@@ -79,6 +84,7 @@ def calibrate(
     An LLM judge's faithfulness and context recall name their scoring (0/1 or graded); when
     every verdict carries P(supported), the other scoring of the same verdicts is measured too.
     """
+    json_out = wants_json(output_format, legacy_json)
     from .. import calibrate as cal
     from ..config import SettingsOverrides
     from ..vocabulary import METRICS

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from ..report.safe import printable
 from ._app import app, fail, make_console, user_errors
+from .options import FormatOpt, LegacyJsonOpt, OutputFormat, wants_json
 
 
 def _num(value: float | None, signed: bool = False) -> str:
@@ -82,7 +83,7 @@ def _print_comparison(comparison: object, console: Console, limit: int) -> None:
             for line in change.evidence[:3]:
                 console.print(f"    • {printable(line)}", markup=False, highlight=False)
         if len(changes) > limit:
-            console.print(f"[dim]… {len(changes) - limit} more (--limit, --json)[/dim]")
+            console.print(f"[dim]… {len(changes) - limit} more (--limit, --format json)[/dim]")
     if comparison.claim_changes:
         console.print(f"\n[bold]Claims whose verdict changed: {len(comparison.claim_changes)}")
         for claim in comparison.claim_changes[:limit]:
@@ -118,7 +119,8 @@ def compare(
         0.1, "--min-delta", help="List cases whose score moved at least this much."
     ),
     limit: int = typer.Option(10, "--limit", help="Cases to show in each list."),
-    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+    output_format: FormatOpt = OutputFormat.text,
+    legacy_json: LegacyJsonOpt = False,
 ) -> None:
     """Compare two runs of the same eval set case by case (new − base).
 
@@ -126,6 +128,7 @@ def compare(
     category, the regressed and improved cases worst first with the judge's evidence, and
     claims whose verdict changed. Exit code 0; 2 when the runs cannot be loaded or compared.
     """
+    as_json = wants_json(output_format, legacy_json)
     from ..compare import compare_runs
     from ..results import load_run
 

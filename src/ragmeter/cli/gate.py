@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from ._app import app, fail, user_errors
-from .options import ConfigOpt
+from .options import ConfigOpt, FormatOpt, LegacyJsonOpt, OutputFormat, wants_json
 
 if TYPE_CHECKING:
     from ..gate import GateResult
@@ -32,7 +32,8 @@ def gate(
     force: bool = typer.Option(
         False, "--force", help="Compare with the baseline even when the judges differ."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print the gate's result as JSON."),
+    output_format: FormatOpt = OutputFormat.text,
+    legacy_json: LegacyJsonOpt = False,
 ) -> None:
     """Fail (exit 1) on a real regression, pass (exit 0) on judge noise; one line per metric.
 
@@ -44,6 +45,7 @@ def gate(
     Exit codes: 0 passed; 1 failed (a metric not measured, below its floor, or a real
     regression); 2 a run cannot be loaded or the baseline is not comparable.
     """
+    as_json = wants_json(output_format, legacy_json)
     from ..config import load_settings
     from ..gate import gate_run
     from ..report.safe import printable

@@ -9,18 +9,21 @@ import typer
 from rich.console import Console
 
 from ._app import app, make_console, user_errors
+from .options import FormatOpt, LegacyJsonOpt, OutputFormat, wants_json
 
 
 @app.command()
 def lint(
     file: Path = typer.Argument(..., help="Eval set: JSONL, JSON, YAML or CSV."),
-    as_json: bool = typer.Option(False, "--json", help="Print findings as JSON."),
+    output_format: FormatOpt = OutputFormat.text,
+    legacy_json: LegacyJsonOpt = False,
 ) -> None:
     """Check an eval set: size, category coverage, duplicates, empty ground truths.
 
     Exit code 0 when clean or only warnings, 1 when it finds errors, 2 when the file
     cannot be loaded.
     """
+    as_json = wants_json(output_format, legacy_json)
     from ..cases import load_cases
     from ..lint import lint_cases
 

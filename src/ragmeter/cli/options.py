@@ -5,6 +5,7 @@ Each command gives the default in its own signature, e.g. `judge: JudgeOpt = Non
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -58,3 +59,24 @@ ParallelOpt = Annotated[
     int | None,
     typer.Option("--parallel", min=1, help="llama judge: calls decoded at once (1)."),
 ]
+
+
+class OutputFormat(StrEnum):
+    """What a command prints: the readable text, or JSON for scripts."""
+
+    text = "text"
+    json = "json"
+
+
+FormatOpt = Annotated[
+    OutputFormat,
+    typer.Option("--format", "-f", help="text (default) or json.", case_sensitive=False),
+]
+LegacyJsonOpt = Annotated[
+    bool, typer.Option("--json", hidden=True, help="The same as --format json.")
+]
+
+
+def wants_json(output_format: OutputFormat, legacy_json: bool) -> bool:
+    """Whether to print JSON: `--format json`, or the older `--json` flag."""
+    return legacy_json or output_format is OutputFormat.json

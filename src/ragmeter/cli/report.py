@@ -19,7 +19,7 @@ def report(
         None, "--baseline", "-b", help="Baseline run to compare against (md, html)."
     ),
     output: Path = typer.Option(
-        None, "--output", "-o", help="Write to this file instead of standard output."
+        None, "--out", "--output", "-o", help="Write to this file instead of standard output."
     ),
     max_failures: int = typer.Option(10, "--max-failures", help="Failed cases to show."),
 ) -> None:
@@ -30,7 +30,7 @@ def report(
     with user_errors():
         if output is not None:
             example = {"md": "report.md", "html": "report.html", "junit": "junit.xml"}
-            prepare_out_file(output, "--output", example.get(fmt, f"report.{fmt}"))
+            prepare_out_file(output, "--out", example.get(fmt, f"report.{fmt}"))
         result = load_run(run_dir)
         base = load_run(baseline) if baseline else None
         if fmt == "terminal" and output is None:

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ._app import app, fail, make_console, user_errors
+from .options import FormatOpt, LegacyJsonOpt, OutputFormat, wants_json
 
 vary_app = typer.Typer(
     name="vary",
@@ -130,7 +131,8 @@ def check(
     fail_on_broken: bool = typer.Option(
         False, "--fail-on-broken", help="Exit 1 when any expectation broke."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print the table and every pair as JSON."),
+    output_format: FormatOpt = OutputFormat.text,
+    legacy_json: LegacyJsonOpt = False,
     max_broken: int = typer.Option(20, "--max-broken", min=0, help="Broken pairs to list."),
 ) -> None:
     """Check a run over a varied eval set: which expected directions held and which broke.
@@ -142,6 +144,7 @@ def check(
     Exit code 0 (1 with --fail-on-broken when an expectation broke), 2 when the run cannot be
     loaded or holds no variants.
     """
+    as_json = wants_json(output_format, legacy_json)
     from ..vary_check import load_check
 
     with user_errors():
