@@ -63,3 +63,11 @@ def test_report_writes_where_out_says(runs: Path, tmp_path: Path, flag: str) -> 
     result = invoke("report", runs / "a", "-f", "md", flag, target)
     assert result.exit_code == 0, result.output
     assert target.read_text("utf-8").startswith("#")
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["report"], ["gate"], ["merge"]])
+def test_help_shows_no_type_after_a_flag(command: list[str]) -> None:
+    result = invoke(*command, "--help")
+    assert result.exit_code == 0
+    assert "<bool>" not in result.output
+    assert "--help" in result.output

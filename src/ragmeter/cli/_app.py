@@ -21,6 +21,25 @@ from .._exceptions import (
 )
 from ..exit_codes import ExitCode
 
+
+def _flags_without_type() -> None:
+    """Typer 0.29 prints a type after every option in help, so flags read `--overwrite <bool>`
+    as if they took a value (`--overwrite true` is refused). Flags show no type; every other
+    option keeps Typer's."""
+    option = getattr(typer.core, "TyperOption", None)
+    shown = getattr(option, "display_type_rich", None)
+    if option is None or shown is None or getattr(shown, "_ragmeter", False):
+        return
+
+    def display_type_rich(self: typer.core.TyperOption, ctx: object) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich._ragmeter = True  # type: ignore[attr-defined]
+    option.display_type_rich = display_type_rich
+
+
+_flags_without_type()
+
 app = typer.Typer(
     name="ragmeter",
     no_args_is_help=True,
