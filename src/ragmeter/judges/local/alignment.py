@@ -61,13 +61,6 @@ class Alignment:
     hard: bool = False
     """Whether a rule decided the label (a conflicting number or negation, a number found
     nowhere), rather than the strength of the support."""
-    best_similarity: float | None = None
-    """Highest cosine of the statement with any embedded window (English, with MiniLM)."""
-    misplaced_numbers: int = 0
-    """Numbers found in the contexts but not in the best window (evidence, not a rule)."""
-    missing_names: int = 0
-    """Name-like words the contexts never mention (evidence, not a rule: headings and
-    paraphrased names make it noisy)."""
 
     @property
     def chunk(self) -> int | None:
@@ -163,7 +156,6 @@ def align(
     lexical, sim = best.lexical, best.similarity
     window = index.windows[best.index]
     found = Alignment("supported", "", window, lexical, sim, min(1.0, settings.blend(lexical, sim)))
-    found.best_similarity = best.best_similarity
     key_cov = coverage(keys, window.keys)
     part_index = max(
         range(len(window.parts)),
@@ -187,12 +179,11 @@ def align(
         return found
     window_values = {m.value for m in window.numbers}
     elsewhere = [n.value for n in nums if n.value not in window_values and not _implicit(n)]
-    missing = [n for n in names(statement) if not index.mentions(n.lower())]
-    found.misplaced_numbers, found.missing_names = len(elsewhere), len(missing)
     if elsewhere:
         found.label = "not_verifiable"
         found.reason = f"the number {elsewhere[0]} is not in the passage that matches it"
         return found
+    missing = [n for n in names(statement) if not index.mentions(n.lower())]
     if missing:
         found.label = "not_verifiable"
         found.reason = f"'{missing[0]}' is never mentioned in the contexts"
