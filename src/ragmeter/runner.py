@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._exceptions import JudgeUnavailable
@@ -23,6 +23,7 @@ from .summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
 from .vocabulary import (
     GENERATION_METRICS,
     METRICS,
+    JudgeFingerprint,
     Lang,
     MetricName,
     MetricResult,
@@ -219,7 +220,6 @@ async def evaluate_async(
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
     thresholds = {**DEFAULT_FAIL_THRESHOLDS, **(thresholds or {})}
-    summary = summarize_run(case_results, metrics, thresholds)
     info = info or RunInfo()
     info.seconds = round(time.perf_counter() - started, 3)
     info.ragmeter_version = __version__
@@ -229,13 +229,33 @@ async def evaluate_async(
         info.warnings = [*info.warnings, *warning.splitlines()]
     if stats := judge.stats():  # {}: no counters (the info's own, if any, stay)
         info.judge_stats = stats
+    return assemble_run(
+        judge.fingerprint(), info, case_results, metrics, thresholds, targets, min_scored_share
+    )
+
+
+def assemble_run(
+    judge: JudgeFingerprint,
+    info: RunInfo,
+    cases: list[CaseResult],
+    metrics: tuple[MetricName, ...],
+    thresholds: Mapping[MetricName, float],
+    targets: Mapping[MetricName, float] | None,
+    min_scored_share: float | None,
+) -> RunResult:
+    """The run record of judged `cases`: their summary, diagnosis and health (None without a
+    `min_scored_share`), computed the one way a run and a merge of its shards both use."""
+    summary = summarize_run(cases, metrics, dict(thresholds))
+    health = None
+    if min_scored_share is not None:
+        health = assess_run(summary, metrics, min_scored_share=min_scored_share)
     return RunResult(
-        judge=judge.fingerprint(),
+        judge=judge,
         run=info,
         summary=summary,
-        diagnosis=diagnose(summary, targets),
-        health=assess_run(summary, metrics, min_scored_share=min_scored_share),
-        cases=case_results,
+        diagnosis=diagnose(summary, dict(targets or {})),
+        health=health,
+        cases=cases,
     )
 
 

@@ -13,10 +13,8 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from ._exceptions import ConfigError, ResultsError
-from .diagnosis import diagnose
-from .health import assess_run
 from .results import RunResult
-from .summary import summarize_run
+from .runner import assemble_run
 from .vocabulary import METRICS, MetricName
 
 T = TypeVar("T")
@@ -92,7 +90,6 @@ def merge_shards(runs: Sequence[tuple[str, RunResult]]) -> RunResult:
     targets: dict[MetricName, float] = {
         m: v for m, v in first.run.targets.items() if m in METRICS
     }
-    summary = summarize_run(cases, metrics, thresholds)
     info = first.run.model_copy(deep=True)
     info.shard = None
     info.started_at = min(run.run.started_at for _, run in shards.values())
@@ -100,17 +97,7 @@ def merge_shards(runs: Sequence[tuple[str, RunResult]]) -> RunResult:
     info.seconds = max(seconds) if seconds else None
     info.warnings = list(dict.fromkeys(w for _, run in shards.values() for w in run.run.warnings))
     info.judge_stats = _summed([run.run.judge_stats for _, run in shards.values()])
-    health = None
-    if first.health is not None:
-        health = assess_run(summary, metrics, min_scored_share=first.health.min_scored_share)
-    return RunResult(
-        judge=first.judge,
-        run=info,
-        summary=summary,
-        diagnosis=diagnose(summary, targets),
-        health=health,
-        cases=cases,
-    )
+    return assemble_run(first.judge, info, cases, metrics, thresholds, targets, _share(first))
 
 
 def _share(run: RunResult) -> float | None:
