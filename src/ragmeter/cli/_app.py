@@ -28,13 +28,12 @@ def _flags_without_type() -> None:
     option keeps Typer's."""
     option = getattr(typer.core, "TyperOption", None)
     shown = getattr(option, "display_type_rich", None)
-    if option is None or shown is None or getattr(shown, "_ragmeter", False):
+    if option is None or shown is None:  # another Typer: its help stays as it is
         return
 
     def display_type_rich(self: typer.core.TyperOption, ctx: object) -> str | None:
         return None if self.is_flag else shown(self, ctx)
 
-    display_type_rich._ragmeter = True  # type: ignore[attr-defined]
     option.display_type_rich = display_type_rich
 
 
