@@ -1,8 +1,9 @@
 """An eval set built from a folder of documents (`ragmeter generate`).
 
-Documents (``.md``/``.markdown``, ``.txt``, ``.html``/``.htm``, found recursively) are chunked
-as the demo pipeline chunks its handbook (:func:`ragmeter.demo.chunking.chunk_document`, 400
-display columns, whole sentences), each in its language (detected per document, or forced).
+Documents (``.md``/``.markdown``, ``.txt``, ``.html``/``.htm``, and ``.pdf`` when the optional
+``pypdf`` is installed; found recursively) are chunked as the demo pipeline chunks its handbook
+(:func:`ragmeter.demo.chunking.chunk_document`, 400 display columns, whole sentences), each in
+its language (detected per document, or forced).
 Cases are then made in two modes:
 
 - ``extractive`` (no model; the default): informative sentences are picked from the chunks
@@ -55,7 +56,7 @@ from pydantic import BaseModel, Field
 
 from ._exceptions import ConfigError
 from .cases import Case
-from .demo.chunking import Chunk, chunk_document
+from .demo.chunking import Chunk, chunk_document, text_width
 from .demo.corpus import Document
 from .text import content_words, detect_lang, is_stopword, normalize, sentence_spans
 from .typos import make_typo
@@ -74,8 +75,13 @@ SUFFIXES: dict[str, str] = {
     ".txt": "text",
     ".html": "html",
     ".htm": "html",
+    ".pdf": "pdf",
 }
-"""File types read, by suffix (PDF is not read: no PDF library is a dependency)."""
+"""File types read, by suffix (PDF through the optional `pypdf`: `pip install 'ragmeter[pdf]'`)."""
+
+PDF_INSTALL_HINT = "pip install 'ragmeter[pdf]'"
+PDF_MISSING = f"PDF not read: pypdf is not installed ({PDF_INSTALL_HINT})"
+"""The reason a PDF is skipped when `pypdf` is missing (the CLI prints one line for them all)."""
 
 CHUNK_SIZE = 400
 """Display columns per chunk, as the demo pipeline's default."""
@@ -173,6 +179,89 @@ def markdown_to_text(body: str) -> str:
     return _MD_HEADING.sub("", body)
 
 
+class _Skipped(Exception):
+    """A file left out, with the reason."""
+
+
+_PDF_BULLET = re.compile(r"^(?:[-*•·●▪‣]|\d{1,2}[.)、])\s*")
+_PDF_SENTENCE_END = re.compile(r"[.!?。！？]$")
+_PDF_SHORT = 0.7
+"""A line narrower than this share of its page's widest line ends its paragraph..."""
+_PDF_FINISHED = 0.9
+"""...and so does one narrower than this share that ends a sentence."""
+
+
+def unwrap_pdf_lines(page: str) -> str:
+    """A page's extracted lines joined back into paragraphs, separated by blank lines.
+
+    A PDF breaks every line where the layout wrapped it. A line joins the one before unless
+    that one looks like the end of a paragraph or a heading (under 70% of the page's widest
+    line, or under 90% and ending a sentence), or the line is blank or starts a bullet. A
+    wrong guess joins two paragraphs or splits one between sentences, never a sentence.
+    English lines join with a space (a word hyphenated at the break is mended when the next
+    line goes on in lower case), Chinese ones without.
+    """
+    lines = [" ".join(line.split()) for line in page.splitlines()]
+    widest = max((text_width(line) for line in lines), default=0)
+    paragraphs: list[str] = []
+    current = ""
+    previous = ""
+    for line in lines:
+        if not line:
+            paragraphs.append(current)
+            current = previous = ""
+            continue
+        width = text_width(previous)
+        ends = (
+            width < _PDF_SHORT * widest
+            or (width < _PDF_FINISHED * widest and _PDF_SENTENCE_END.search(previous) is not None)
+            or _PDF_BULLET.match(line) is not None
+        )
+        if not current:
+            current = line
+        elif ends:
+            paragraphs.append(current)
+            current = line
+        elif current.endswith("-") and current[-2:-1].isalpha() and line[0].islower():
+            current = current[:-1] + line
+        elif _is_wide(current[-1]) or _is_wide(line[0]):
+            current += line
+        else:
+            current += " " + line
+        previous = line
+    paragraphs.append(current)
+    return "\n\n".join(p for p in paragraphs if p)
+
+
+def _is_wide(char: str) -> bool:
+    return unicodedata.east_asian_width(char) in "WF"
+
+
+def pdf_to_text(path: Path) -> tuple[str, str]:
+    """The title (the PDF's own, or empty) and the text of a PDF, its pages' lines joined back
+    into paragraphs (:func:`unwrap_pdf_lines`) and the pages separated by blank lines.
+
+    Raises `_Skipped` with the reason when `pypdf` is missing or the file cannot be read.
+    """
+    try:
+        import pypdf
+        from pypdf.errors import PyPdfError
+    except ImportError:
+        raise _Skipped(PDF_MISSING) from None
+    try:
+        reader = pypdf.PdfReader(path)
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise _Skipped("encrypted PDF (a password is needed to read it)")
+        pages = [unwrap_pdf_lines(page.extract_text() or "") for page in reader.pages]
+        info = reader.metadata
+        title = str(info.title or "") if info is not None else ""
+    except _Skipped:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise _Skipped(f"not a readable PDF ({type(exc).__name__}: {exc})") from None
+    return " ".join(title.split()), "\n\n".join(page for page in pages if page)
+
+
 def load_documents(
     root: str | Path, lang: LangChoice = "auto"
 ) -> tuple[list[Document], list[SkippedFile]]:
@@ -189,37 +278,45 @@ def load_documents(
             continue
         kind = SUFFIXES.get(path.suffix.lower())
         if kind is None:
-            reason = (
-                "PDF is not read (no PDF library is installed); convert it to text"
-                if path.suffix.lower() == ".pdf"
-                else f"not a document type read ({', '.join(sorted(SUFFIXES))})"
-            )
+            reason = f"not a document type read ({', '.join(sorted(SUFFIXES))})"
             skipped.append(SkippedFile(rel, reason))
             continue
         try:
-            raw = path.read_text(encoding="utf-8-sig")
-        except UnicodeDecodeError:
-            skipped.append(SkippedFile(rel, "not UTF-8 text"))
+            title, body = _read_document(path, kind)
+        except _Skipped as why:
+            skipped.append(SkippedFile(rel, str(why)))
             continue
-        raw = raw.replace("\r\n", "\n").replace("\r", "\n")
-        if kind == "html":
-            title, body = html_to_text(raw)
-        elif kind == "markdown":
-            text = raw.strip()
-            first, _, rest = text.partition("\n")
-            title, body = (
-                (first.lstrip("#").strip(), rest) if first.startswith("# ") else ("", text)
-            )
-            body = markdown_to_text(body).strip()
-        else:
-            title, body = "", raw.strip()
         title = title or path.stem.replace("-", " ").replace("_", " ")
-        if not body.strip():
-            skipped.append(SkippedFile(rel, "no text"))
-            continue
         doc_lang: Lang = detect_lang(f"{title}\n{body[:4000]}") if lang == "auto" else lang
         docs.append(Document(id=rel, lang=doc_lang, title=title, body=body))
     return docs, skipped
+
+
+def _read_document(path: Path, kind: str) -> tuple[str, str]:
+    """The title (empty when the file names none) and the text of one document; raises
+    `_Skipped` with the reason when it has none to give."""
+    if kind == "pdf":
+        title, body = pdf_to_text(path)
+        if not body:
+            raise _Skipped("no extractable text (a scanned PDF? run OCR on it first)")
+        return title, body
+    try:
+        raw = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise _Skipped("not UTF-8 text") from None
+    raw = raw.replace("\r\n", "\n").replace("\r", "\n")
+    if kind == "html":
+        title, body = html_to_text(raw)
+    elif kind == "markdown":
+        text = raw.strip()
+        first, _, rest = text.partition("\n")
+        title, body = (first.lstrip("#").strip(), rest) if first.startswith("# ") else ("", text)
+        body = markdown_to_text(body).strip()
+    else:
+        title, body = "", raw.strip()
+    if not body.strip():
+        raise _Skipped("no text")
+    return title, body
 
 
 def chunk_id(chunk: Chunk, index: int) -> str:

@@ -44,7 +44,7 @@ def test_generate_with_a_forced_language_and_the_files_it_skips(tmp_path: Path) 
     out = tmp_path / "gen.jsonl"
     result = invoke("generate", docs, "-o", out, "--n", "4", "--lang", "en")
     assert result.exit_code == 0, result.output
-    assert "skipped manual.pdf: PDF is not read" in result.output
+    assert "skipped manual.pdf: not a readable PDF" in result.output
     cases = load_cases(out)
     assert (
         cases[0].question == "Deleted notes are kept in the trash for how many days on every plan?"

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
 from ._app import app, fail, make_console, user_errors
+
+if TYPE_CHECKING:
+    from ..generate import SkippedFile
 
 _SHOWN = 4
 
@@ -15,7 +19,9 @@ _SHOWN = 4
 @app.command()
 def generate(
     docs: Path = typer.Argument(
-        ..., help="Folder of documents (.md, .txt, .html; read recursively)."
+        ...,
+        help="Folder of documents (.md, .txt, .html, and .pdf with pypdf installed; read "
+        "recursively).",
     ),
     out: Path = typer.Option(None, "--out", "-o", help="The eval set to write (.jsonl)."),
     n: int = typer.Option(40, "--n", min=1, help="Cases to make (fewer if the documents run out)."),
@@ -71,7 +77,7 @@ def generate(
             fail(f"--out {out}: the eval set is written as JSONL; name it *.jsonl")
         documents, skipped_files = load_documents(docs, lang)  # type: ignore[arg-type]
         if not documents:
-            fail(f"{docs}: no documents to read (.md, .markdown, .txt, .html, .htm)")
+            fail(f"{docs}: no documents to read (.md, .markdown, .txt, .html, .htm, .pdf)")
         if model is None:
             result = generate_extractive(documents, n=n, seed=seed, chunk_size=chunk_size)
         else:
@@ -101,17 +107,19 @@ def _client(
 
 
 def _print_generated(
-    result: object, out: Path, n: int, skipped_files: list, console: Console
+    result: object, out: Path, n: int, skipped_files: list[SkippedFile], console: Console
 ) -> None:
     from ..generate import Generated
+    from ..report.words import counted
 
     assert isinstance(result, Generated)
     cats = ", ".join(f"{name} {count}" for name, count in result.by_category.items())
     langs = ", ".join(f"{name} {count}" for name, count in result.by_lang.items())
     console.print(
-        f"wrote {len(result.cases)} cases to {out} ({cats}; {langs}) from "
-        f"{result.documents} documents, {result.chunks} chunks ({result.mode} mode"
-        + (f", {result.calls} calls" if result.mode == "llm" else "")
+        f"wrote {counted(len(result.cases), 'case')} to {out} ({cats}; {langs}) from "
+        f"{counted(result.documents, 'document')}, {counted(result.chunks, 'chunk')} "
+        f"({result.mode} mode"
+        + (f", {counted(result.calls, 'call')}" if result.mode == "llm" else "")
         + ")",
         soft_wrap=True,
         markup=False,
@@ -123,8 +131,16 @@ def _print_generated(
             soft_wrap=True,
             markup=False,
         )
+    by_reason: dict[str, list[str]] = {}
     for skipped in skipped_files:
-        console.print(f"  skipped {skipped.path}: {skipped.reason}", soft_wrap=True, markup=False)
+        by_reason.setdefault(skipped.reason, []).append(skipped.path)
+    for reason, paths in by_reason.items():
+        # One line per reason: forty PDFs without pypdf make one warning, not forty.
+        shown = ", ".join(paths[:_SHOWN]) + (
+            f", … ({len(paths)} in all)" if len(paths) > _SHOWN else ""
+        )
+        what = f"{len(paths)} files ({shown})" if len(paths) > 1 else shown
+        console.print(f"  skipped {what}: {reason}", soft_wrap=True, markup=False)
     for reason, items in result.skipped.items():
         shown = ", ".join(items[:_SHOWN])
         more = f", … ({len(items)} in all)" if len(items) > _SHOWN else ""
