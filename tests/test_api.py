@@ -67,18 +67,19 @@ def test_evaluate_ragas_rows_with_the_local_judge(tmp_path):
     with path.open(encoding="utf-8", newline="") as handle:
         table = list(csv.DictReader(handle))
     names = list(table[0])
-    assert names[:9] == [
+    assert names[:10] == [
         "id",
         "category",
         "lang",
         "question",
         "ground_truth",
+        "reference_contexts",
         "contexts",
         "answer",
         "pipeline_error",
         "metadata",
     ]
-    assert names[9:] == [n for m in METRICS for n in (m, f"{m}_unscored_reason")]
+    assert names[10:] == [n for m in METRICS for n in (m, f"{m}_unscored_reason")]
     assert [row["faithfulness"] for row in table] == ["1.0", "0.4"]
     assert json.loads(table[0]["contexts"]) == RAGAS_ROWS[0]["retrieved_contexts"]
     assert table[1]["faithfulness_unscored_reason"] == ""
@@ -199,7 +200,7 @@ def test_a_dataframe_goes_in_and_out():
     assert result.cases[2].ground_truth == ""  # a missing cell (NaN) is no ground truth
 
     table = result.to_pandas()
-    assert list(table.columns)[9:] == [
+    assert list(table.columns)[10:] == [
         "context_recall",
         "context_recall_unscored_reason",
         "faithfulness",

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, model_validator
 
 from ._exceptions import CaseFileError
 from .records import (
@@ -19,7 +19,7 @@ from .records import (
     record_fields,
     validate_record,
 )
-from .vocabulary import Lang, Turn
+from .vocabulary import CaseFields, CaseId, Lang
 
 KNOWN_CATEGORIES = ("normal", "typo", "out_of_scope", "multi_turn")
 
@@ -38,8 +38,10 @@ RAGAS_METADATA_FIELDS = (
 `metadata` (same name), so a RAGAS row loads as it is and nothing in it is lost."""
 
 
-class Case(BaseModel):
-    """One eval case: a question, its human reference answer and where it comes from.
+class Case(CaseFields, CaseId):
+    """One eval case: a question, its human reference answer and where it comes from (the
+    fields of :class:`~ragmeter.vocabulary.CaseFields`), and optionally its language and
+    precomputed contexts and answer.
 
     RAGAS names are accepted as well, so `Case(**ragas_row)` works: `user_input`, `reference`,
     `retrieved_contexts`, `response`, the older `ground_truths` (a list, joined by newlines),
@@ -51,20 +53,8 @@ class Case(BaseModel):
     id: str = ""
     """Unique id within the eval set. Left empty, :func:`ragmeter.evaluate` numbers the case by
     its 1-based position, as eval files number records without an id."""
-    question: str
-    """The question (for multi-turn cases, the last user turn)."""
-    ground_truth: str = ""
-    """Human reference answer. For out-of-scope cases, what a correct abstention says."""
-    category: str = "normal"
-    """`normal`, `typo`, `out_of_scope`, `multi_turn`, or the user's own."""
-    history: list[Turn] = Field(default_factory=list)
-    """Earlier turns, oldest first."""
-    reference_contexts: list[str] = Field(default_factory=list)
-    """Chunks a human marked as the right evidence (optional)."""
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    """Free-form user data, carried into results untouched."""
     lang: Lang | None = None
-    """`en` or `zh`; detected from the text when absent."""
+    """`en` or `zh`; detected from the text when absent (:func:`case_lang`)."""
     contexts: list[str] | None = None
     """Precomputed retrieved contexts (RAGAS `retrieved_contexts`), if the file has them."""
     answer: str | None = None

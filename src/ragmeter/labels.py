@@ -30,50 +30,45 @@ from .records import (
     record_fields,
     validate_record,
 )
-from .vocabulary import METRICS, Lang, MetricName, Turn
+from .vocabulary import METRICS, CaseFields, CaseId, Lang, MetricName
 
 LabelKind = Literal["binary", "graded"]
 
-_JSON_COLUMNS = ("history", "contexts", "retrieved_contexts", "labels", "label_meta", "metadata")
+_JSON_COLUMNS = (
+    "history",
+    "reference_contexts",
+    "contexts",
+    "retrieved_contexts",
+    "labels",
+    "label_meta",
+    "metadata",
+)
 
 
-class LabelledCase(BaseModel):
-    """One case as judged by people: inputs, the answer, and a human value per metric."""
+class LabelledCase(CaseFields, CaseId):
+    """One case as judged by people: the case's fields
+    (:class:`~ragmeter.vocabulary.CaseFields`), the answer, and a human value per metric."""
 
     model_config = ConfigDict(extra="forbid")
 
     id: str
     """Unique id within the file (the record number when absent)."""
-    question: str
-    """The question (for multi-turn cases, the last user turn)."""
-    history: list[Turn] = Field(default_factory=list)
-    """Earlier turns, oldest first."""
+    lang: Lang | None = None
+    """`en` or `zh`; detected when absent (:func:`~ragmeter.cases.case_lang`)."""
     contexts: list[str] = Field(default_factory=list)
     """The chunks the answer was written from, best first."""
     answer: str
     """The answer people judged."""
-    ground_truth: str = ""
-    """Reference answer, needed by context recall and precision."""
-    category: str = "normal"
-    """Case category, as in an eval set."""
-    lang: Lang | None = None
-    """`en` or `zh`; detected when absent."""
     labels: dict[MetricName, float]
     """Per metric, the human value in [0, 1]: 0/1 for binary labels, normalised if graded."""
     label_meta: dict[str, Any] = Field(default_factory=dict)
     """How the labels were made (raters, original scale, source label)."""
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    """Free-form data, carried along untouched."""
 
     def to_case(self) -> Case:
         """The eval case with its precomputed contexts and answer."""
         return Case(
             id=self.id,
-            question=self.question,
-            ground_truth=self.ground_truth,
-            category=self.category,
-            history=self.history,
-            metadata=self.metadata,
+            **self.case_fields(),
             lang=self.lang,
             contexts=self.contexts,
             answer=self.answer,

@@ -20,12 +20,23 @@ import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from ._exceptions import OutputError, ResultsError, describe_validation_error
-from .vocabulary import METRICS, JudgeFingerprint, Lang, MetricName, MetricResult, Turn
+from .vocabulary import (
+    METRICS,
+    CaseFields,
+    CaseId,
+    JudgeFingerprint,
+    Lang,
+    MetricName,
+    MetricResult,
+)
+
+if TYPE_CHECKING:
+    from .cases import Case
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"
@@ -36,23 +47,14 @@ def _pair(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-class CaseResult(BaseModel):
-    """One case: its inputs, the pipeline's output and one result per metric."""
+class CaseResult(CaseFields, CaseId):
+    """One case: the eval set's fields (:class:`~ragmeter.vocabulary.CaseFields`), the
+    language it was judged in, the pipeline's output and one result per metric.
 
-    id: str
-    """Case id from the eval set."""
-    question: str
-    """The question asked."""
-    ground_truth: str = ""
-    """Human reference answer."""
-    category: str = "normal"
-    """Case category."""
+    `reference_contexts` is absent from files written before it was kept (read as empty)."""
+
     lang: Lang = "en"
     """Language used to judge the case."""
-    history: list[Turn] = Field(default_factory=list)
-    """Earlier turns."""
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    """The eval set's metadata for the case."""
     contexts: list[str] = Field(default_factory=list)
     """Retrieved chunks, best first."""
     answer: str = ""
@@ -65,6 +67,30 @@ class CaseResult(BaseModel):
     """One result per metric, scored or unscored with a reason (the first judgement)."""
     repeats: dict[MetricName, list[float | None]] = Field(default_factory=dict)
     """Scores of every judgement when re-judged K times (`--repeats K`), first included."""
+
+    @classmethod
+    def start(
+        cls,
+        case: Case,
+        *,
+        lang: Lang,
+        contexts: list[str],
+        answer: str,
+        error: str | None,
+        seconds: float,
+    ) -> CaseResult:
+        """The result of `case` once the pipeline has run, before any judgement: judged in
+        `lang` (:func:`~ragmeter.cases.case_lang`), with what the pipeline retrieved and
+        answered or the `error` it failed with, in `seconds`."""
+        return cls(
+            id=case.id,
+            **case.case_fields(),
+            lang=lang,
+            contexts=contexts,
+            answer=answer,
+            pipeline_error=error,
+            pipeline_seconds=round(seconds, 4),
+        )
 
     def score(self, metric: MetricName) -> float | None:
         """The case's score on `metric`, or None when unscored or absent."""
@@ -297,9 +323,9 @@ class RunResult(BaseModel):
 
     def to_pandas(self) -> Any:
         """A pandas DataFrame, one row per case: its id, category, lang, question,
-        ground_truth, contexts, answer, pipeline_error and metadata, then per metric its score
-        (NaN when unscored) and `<metric>_unscored_reason`. Needs pandas (`pip install
-        pandas`); ragmeter does not install it."""
+        ground_truth, reference_contexts, contexts, answer, pipeline_error and metadata, then
+        per metric its score (NaN when unscored) and `<metric>_unscored_reason`. Needs pandas
+        (`pip install pandas`); ragmeter does not install it."""
         from .table import to_pandas
 
         return to_pandas(self)

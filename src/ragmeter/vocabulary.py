@@ -1,6 +1,7 @@
-"""The words every layer shares: metric names, languages, verdict labels, reason codes, and
-the models of what a judge sees (:class:`Sample`) and returns (:class:`MetricResult` with its
-evidence; :class:`JudgeFingerprint`).
+"""The words every layer shares: metric names, languages, verdict labels, reason codes, the
+fields every model of a case shares (:class:`CaseFields`, :class:`CaseId`), and the models of
+what a judge sees (:class:`Sample`) and returns (:class:`MetricResult` with its evidence;
+:class:`JudgeFingerprint`).
 
 Cases, results, config, lint and reports read these without depending on the judges package;
 ``ragmeter.judges.base`` re-exports them for judge authors.
@@ -61,28 +62,69 @@ class Turn(BaseModel):
     """What was said."""
 
 
-class Sample(BaseModel):
-    """Everything a judge may look at for one case."""
+class CaseFields(BaseModel):
+    """What an eval case says of itself, declared once for every model of a case.
+
+    :class:`~ragmeter.cases.Case` (the eval set), :class:`Sample` (what a judge sees),
+    :class:`~ragmeter.results.CaseResult` (results.json) and
+    :class:`~ragmeter.labels.LabelledCase` (human labels) extend it with only what is theirs,
+    and build one another with :meth:`case_fields`: a field added here reaches every one.
+    Models named by `id` list :class:`CaseId` after this base, so that `id` is their first
+    field (as results.json and error messages show it).
+    """
+
+    question: str
+    """The question (for multi-turn cases, the last user turn)."""
+    ground_truth: str = ""
+    """Human reference answer; empty when there is none. For out-of-scope cases, what a
+    correct abstention says."""
+    category: str = "normal"
+    """`normal`, `typo`, `out_of_scope`, `multi_turn`, or the user's own."""
+    history: list[Turn] = Field(default_factory=list)
+    """Earlier turns, oldest first."""
+    reference_contexts: list[str] = Field(default_factory=list)
+    """Chunks a human marked as the right evidence (optional); kept from the eval set into
+    results.json, so they can be compared with the retrieved `contexts`."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Free-form user data from the eval set, carried along untouched."""
+
+    def case_fields(self) -> dict[str, Any]:
+        """The values of the shared fields, to build another model of the same case."""
+        return {name: getattr(self, name) for name in CaseFields.model_fields}
+
+
+class CaseId(BaseModel):
+    """The id naming a case in its eval set, results and labels (a :class:`Sample` names it
+    `case_id`)."""
+
+    id: str
+    """Unique id of the case within its eval set."""
+
+
+class Sample(CaseFields):
+    """Everything a judge may look at for one case: the case's own fields
+    (:class:`CaseFields`), what the pipeline retrieved and answered, and the language."""
 
     case_id: str
     """Id of the case in the eval set."""
-    question: str
-    """The user's question (the last turn for multi-turn cases)."""
-    history: list[Turn] = Field(default_factory=list)
-    """Earlier turns, oldest first."""
-    ground_truth: str = ""
-    """Human reference answer; empty when the eval set has none."""
     contexts: list[str] = Field(default_factory=list)
     """Retrieved chunks, best-ranked first."""
     answer: str = ""
     """The pipeline's answer."""
-    category: str = "normal"
-    """Case category (`normal`, `typo`, `out_of_scope`, `multi_turn` or the user's own)."""
     lang: Lang = "en"
-    """Language of the case, detected unless given."""
+    """Language the case is judged in (`ragmeter.cases.case_lang`)."""
     repeat: int = 0
     """Index of this judgement when a case is re-judged to measure noise (`--repeats`).
     LLM judges include it in their cache key when > 0 so repeats are real re-judgements."""
+
+    @classmethod
+    def of(
+        cls, case: CaseFields, *, case_id: str, contexts: list[str], answer: str, lang: Lang
+    ) -> Sample:
+        """What the judge sees of `case` once the pipeline retrieved `contexts` and answered."""
+        return cls(
+            case_id=case_id, **case.case_fields(), contexts=contexts, answer=answer, lang=lang
+        )
 
 
 class Span(BaseModel):
