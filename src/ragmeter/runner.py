@@ -36,16 +36,7 @@ ProgressCallback = Callable[[CaseResult], None]
 
 def build_sample(case: Case, contexts: list[str], answer: str, lang: Lang) -> Sample:
     """What the judge sees of `case` once the pipeline has answered."""
-    return Sample(
-        case_id=case.id,
-        question=case.question,
-        history=case.history,
-        ground_truth=case.ground_truth,
-        contexts=contexts,
-        answer=answer,
-        category=case.category,
-        lang=lang,
-    )
+    return Sample.of(case, case_id=case.id, contexts=contexts, answer=answer, lang=lang)
 
 
 async def _run_pipeline(pipeline: Pipeline, case: Case) -> tuple[list[str], str, str | None, float]:
@@ -102,18 +93,13 @@ def _start_result(
     error: str | None,
     seconds: float,
 ) -> CaseResult:
-    return CaseResult(
-        id=case.id,
-        question=case.question,
-        ground_truth=case.ground_truth,
-        category=case.category,
+    return CaseResult.start(
+        case,
         lang=case_lang(case, lang),
-        history=case.history,
-        metadata=case.metadata,
         contexts=contexts,
         answer=answer,
-        pipeline_error=error,
-        pipeline_seconds=round(seconds, 4),
+        error=error,
+        seconds=seconds,
     )
 
 
