@@ -69,6 +69,11 @@ class JudgeSettings(BaseModel):
     graded: list[MetricName] | None = None
     """LLM judges: metrics scored from verdict probabilities instead of 0/1 verdicts
     (default: faithfulness only; `[]` for 0/1 everywhere)."""
+    batch: bool = False
+    """`openai` judge (`--batch`): send the calls through the endpoint's batch API
+    (`/v1/files`, `/v1/batches`) in rounds, billed at batch prices; resumable after a kill."""
+    batch_poll_seconds: float = Field(default=10.0, gt=0)
+    """`--batch`: seconds between two looks at a batch in progress."""
     options: dict[str, Any] = Field(default_factory=dict)
     """`[judge.options]`: settings of the judge `kind` names, beyond the keys above. The
     built-in judges check them (local: its thresholds, `LocalSettings`; openai and llama: the
@@ -81,6 +86,19 @@ class JudgeSettings(BaseModel):
         if "kind" in self.model_fields_set:
             return []
         return [key for key in LLM_JUDGE_KEYS if getattr(self, key) is not None]
+
+    def batch_problem(self) -> str | None:
+        """Why `batch` cannot be on with this judge kind, None when it can."""
+        if not self.batch or self.kind == "openai":
+            return None
+        why = {
+            "local": "the local judge makes no paid calls",
+            "llama": "the llama judge's own server has no batch API",
+        }.get(self.kind, f"the {self.kind} judge does not send OpenAI chat calls")
+        return (
+            "--batch sends the judge's calls through an OpenAI-compatible batch API: it needs "
+            f"--judge openai ({why})"
+        )
 
 
 LLM_JUDGE_KEYS = ("model", "base_url", "model_path")
@@ -200,6 +218,8 @@ class SettingsOverrides:
     """`--judge-concurrency`: calls in flight to the judge (`[judge] concurrency`)."""
     min_scored_share: float | None = None
     """`--min-scored` (top-level `min_scored_share`)."""
+    batch: bool | None = None
+    """`--batch`: judge calls through the endpoint's batch API (`[judge] batch`)."""
 
 
 _OPTION_NAMES = {"judge": "--judge", "min_scored_share": "--min-scored"}
@@ -252,6 +272,9 @@ def apply_overrides(
     except ValidationError as exc:
         raise _option_error(exc, given, {}) from None
     _refuse_ignored_llm_keys(resolved.judge, overrides, source)
+    if problem := resolved.judge.batch_problem():
+        where = "" if overrides.batch else f"{source}: [judge] batch = true: " if source else ""
+        raise ConfigError(where + problem)
     return resolved
 
 

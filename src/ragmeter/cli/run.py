@@ -105,6 +105,13 @@ def run(
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Estimate judge calls, tokens and cost; spend nothing."
     ),
+    batch: bool = typer.Option(
+        False,
+        "--batch",
+        help="Send the judge's calls through the endpoint's batch API (/v1/files, "
+        "/v1/batches; OpenAI bills half), in rounds, polled until done; a killed run started "
+        "again collects its batches instead of resubmitting them. --judge openai only.",
+    ),
     generator_model: str = typer.Option(
         None, "--generator-model", help="Your pipeline's model, to warn if the judge is the same."
     ),
@@ -154,6 +161,7 @@ def run(
                 ctx_size=ctx_size,
                 parallel=parallel,
                 min_scored_share=min_scored,
+                batch=batch or None,
             ),
         )
         cases_path = cases or (Path(settings.cases) if settings.cases else None)

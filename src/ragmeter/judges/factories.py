@@ -29,6 +29,7 @@ def local(settings: JudgeSettings) -> Judge:
 
     from .local import LocalJudge, LocalSettings
 
+    _refuse_batch(settings)
     _refuse_unknown_options(settings, "local", tuple(LocalSettings.model_fields))
     try:
         thresholds = LocalSettings.model_validate(settings.options)
@@ -60,6 +61,8 @@ def openai(settings: JudgeSettings) -> Judge:
         base_url=settings.base_url,
         api_key_env=settings.api_key_env,
         embedding=embedding,
+        batch=settings.batch,
+        batch_poll_seconds=settings.batch_poll_seconds,
         **_shared_llm_fields(settings),
         **_llm_options(settings, "openai"),
     )
@@ -74,6 +77,7 @@ def llama(settings: JudgeSettings) -> Judge:
     from ..llama import LlamaServer, ServerOptions, resolve_model
     from .llm.llama import start_llama_judge
 
+    _refuse_batch(settings)
     if settings.base_url:
         raise ConfigError(
             "the llama judge starts its own server: drop --base-url, or use --judge openai "
@@ -107,6 +111,12 @@ def llama(settings: JudgeSettings) -> Judge:
         if key not in settings.model_fields_set:
             del fields[key]  # not configured: the llama judge has defaults of its own
     return start_llama_judge(LlamaServer(model, options), **fields, **llm_options)
+
+
+def _refuse_batch(settings: JudgeSettings) -> None:
+    """`batch` is for the openai judge only (see `JudgeSettings.batch_problem`)."""
+    if problem := settings.batch_problem():
+        raise ConfigError(problem)
 
 
 def _refuse_unknown_options(settings: JudgeSettings, kind: str, known: tuple[str, ...]) -> None:

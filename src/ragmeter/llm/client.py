@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -13,6 +15,7 @@ from urllib.parse import urlparse
 from .._exceptions import ConfigError, JudgeUnavailable
 from ..redact import MASK, looks_like_a_key, redact
 from . import logprobs
+from .batch import DEFAULT_POLL_SECONDS, BatchCollector, BatchRequest, BatchStore
 from .cache import LLMCache, cache_key
 from .cost import BudgetBusy, CostTracker, PriceTable, Reservation, Usage, count_tokens
 from .errors import LLMCallError, scrubbed
@@ -80,6 +83,11 @@ class ChatClient:
     cache_scope: str | None = None
     top_logprobs: int = 0
     """Ask for token log-probabilities with this many alternatives (0: do not ask)."""
+    batch: bool = False
+    """Send the calls the cache cannot answer through the endpoint's batch API, in rounds
+    (see :mod:`ragmeter.llm.batch`), billed at batch prices."""
+    batch_poll_seconds: float = DEFAULT_POLL_SECONDS
+    """Seconds between two looks at a batch in progress."""
     """The endpoint's identity in the cache and the output-mode memory (default: base_url): a
     server on a random port names what it serves instead, so a re-run hits the cache."""
 
@@ -148,6 +156,20 @@ class ChatClient:
             self._loop = loop
             self.limiter.reset_loop()
         return self._sdk
+
+    @functools.cached_property
+    def batcher(self) -> BatchCollector:
+        """The collector of this client's batch calls (used when ``batch`` is on)."""
+        return BatchCollector(
+            sdk=self._client,
+            accept=self._accept_batch_reply,
+            store=BatchStore(self.cache.path),
+            endpoint=self.endpoint,
+            where=self.where,
+            policy=self.policy,
+            poll_seconds=self.batch_poll_seconds,
+            unreachable_is_fatal=lambda: not self._answered,
+        )
 
     def request_key(
         self,
@@ -233,6 +255,8 @@ class ChatClient:
         """Send one call under the budget, once more without logprobs if they are refused."""
         assert self.tracker is not None
         reservation = await self._reserve(estimate_prompt_tokens(messages, response_format))
+        # A batch call holds its reservation until its batch ends: the whole round is
+        # reserved at once, at batch prices.
         asked_logprobs = bool(self.top_logprobs)
         cap = reservation.max_tokens
         if max_tokens is not None:
@@ -264,7 +288,7 @@ class ChatClient:
         assert self.tracker is not None
         while True:
             try:
-                return self.tracker.reserve(prompt_tokens)
+                return self.tracker.reserve(prompt_tokens, batch=self.batch)
             except BudgetBusy:
                 await asyncio.sleep(0.05)
 
@@ -280,7 +304,6 @@ class ChatClient:
         asked_cap: bool = False,
     ) -> ChatResponse:
         assert self.tracker is not None
-        sdk = self._client()
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -294,6 +317,12 @@ class ChatClient:
         if self.top_logprobs:
             body["logprobs"] = True
             body["top_logprobs"] = self.top_logprobs
+        if self.batch:
+            request = {"messages": messages, "response_format": response_format, "salt": salt}
+            return await self._send_batched(
+                BatchRequest(key, body, request, asked_cap), metric, case_id
+            )
+        sdk = self._client()
 
         # The SDK's documented raw `post` sends the body as is; `chat.completions.create` walks
         # every message and schema through a type-directed transform first (about a third of
@@ -331,6 +360,53 @@ class ChatClient:
             )
             raise
         self._answered = True
+        response = self._accept(completion, messages, response_format, key, salt, asked_cap)
+        self.tracker.record(response.usage, cached=False, metric=metric, case_id=case_id)
+        return response
+
+    async def _send_batched(
+        self, request: BatchRequest, metric: str | None, case_id: str | None
+    ) -> ChatResponse:
+        """One call through the batch collector: the first call to get a reply pays for it
+        (at batch prices), later calls for the same key count as cached."""
+        assert self.tracker is not None
+        try:
+            response, first = await self.batcher.complete(request)
+        except JudgeUnavailable as exc:
+            self._unavailable = self._unavailable or JudgeUnavailable(
+                redact(str(exc), [self._api_key])
+            )
+            raise
+        if not first:
+            response = dataclasses.replace(response, cached=True)
+        self.tracker.record(
+            response.usage, cached=not first, metric=metric, case_id=case_id, batch=first
+        )
+        return response
+
+    def _accept_batch_reply(self, request: BatchRequest, completion: Any) -> ChatResponse:
+        """Read and cache a batch line's reply, as :meth:`_accept` does an online one."""
+        self._answered = True
+        asked = request.request
+        return self._accept(
+            completion,
+            asked["messages"],
+            asked["response_format"],
+            request.key,
+            asked["salt"],
+            request.asked_cap,
+        )
+
+    def _accept(
+        self,
+        completion: Any,
+        messages: list[Message],
+        response_format: dict[str, Any] | None,
+        key: str,
+        salt: int,
+        asked_cap: bool,
+    ) -> ChatResponse:
+        """A decoded chat completion as a response, cached unless a budget cut it off."""
         if isinstance(completion, str):  # JSON under another content type: the SDK read it too
             with contextlib.suppress(ValueError):
                 completion = json.loads(completion)
@@ -373,10 +449,9 @@ class ChatClient:
                 )
             prompt_tokens = estimate_prompt_tokens(messages, response_format)
             completion_tokens = count_tokens(text)
+        response = ChatResponse(text, key, prompt_tokens, completion_tokens, logprobs=tokens)
         # Cut off by a budget: not cached.
         if _field(choice, "finish_reason") == "length" and not asked_cap:
-            response = ChatResponse(text, key, prompt_tokens, completion_tokens, logprobs=tokens)
-            self.tracker.record(response.usage, cached=False, metric=metric, case_id=case_id)
             return response
         self.cache.put(
             key,
@@ -388,8 +463,6 @@ class ChatClient:
             completion_tokens=completion_tokens,
             logprobs=logprobs.dumps(tokens),
         )
-        response = ChatResponse(text, key, prompt_tokens, completion_tokens, logprobs=tokens)
-        self.tracker.record(response.usage, cached=False, metric=metric, case_id=case_id)
         return response
 
     async def aclose(self) -> None:

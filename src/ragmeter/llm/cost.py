@@ -112,6 +112,10 @@ class Usage:
         self.completion_tokens += other.completion_tokens
 
 
+BATCH_PRICE_SHARE = 0.5
+"""Share of the online price a batch API bills (OpenAI's Batch API: half, prompt and
+completion alike)."""
+
 PROMPT_SAFETY = 1.25
 """Prompt tokens are estimated before a call (see :func:`count_tokens`); the budget sets aside
 this much more in case the endpoint's tokenizer counts more than the estimate."""
@@ -143,15 +147,27 @@ class CostTracker:
     A call that only the reservations of calls in flight keep out waits for them to settle
     (:class:`BudgetBusy`); one the unspent budget itself cannot pay for is refused, and every
     later one with it.
-    Calls answered from the cache are counted apart (``cached``) and cost nothing.
+    Calls answered from the cache are counted apart (``cached``) and cost nothing. Calls sent
+    through a batch API are part of ``spent`` and also counted in ``batch``; they cost
+    ``batch_share`` of the price.
     """
 
-    def __init__(self, model: str, prices: PriceTable, max_cost: float | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        prices: PriceTable,
+        max_cost: float | None = None,
+        *,
+        batch_share: float = BATCH_PRICE_SHARE,
+    ) -> None:
         self.model = model
         self.prices = prices
         self.max_cost = max_cost
+        self.batch_share = batch_share
         self.spent = Usage()
         self.cached = Usage()
+        self.batch = Usage()
+        """The part of ``spent`` sent through a batch API, billed at ``batch_share``."""
         self.by_metric: dict[str, Usage] = defaultdict(Usage)
         self.by_case: dict[str, Usage] = defaultdict(Usage)
         self.reserved = 0.0
@@ -160,9 +176,14 @@ class CostTracker:
         self._lock = threading.Lock()
 
     def reserve(
-        self, prompt_tokens: int, max_completion: int = DEFAULT_MAX_COMPLETION_TOKENS
+        self,
+        prompt_tokens: int,
+        max_completion: int = DEFAULT_MAX_COMPLETION_TOKENS,
+        *,
+        batch: bool = False,
     ) -> Reservation:
-        """Set aside the most a call with ``prompt_tokens`` (estimated) can cost.
+        """Set aside the most a call with ``prompt_tokens`` (estimated) can cost (at batch
+        prices when ``batch``).
 
         Raises :class:`CostLimitReached` when the budget cannot pay for it, or already could
         not for an earlier call.
@@ -170,6 +191,9 @@ class CostTracker:
         price = self.prices.get(self.model)
         if self.max_cost is None or price is None:
             return Reservation(0.0, None)
+        if batch:
+            share = self.batch_share
+            price = Price(prompt=price.prompt * share, completion=price.completion * share)
         with self._lock:
             prompt_cost = prompt_tokens * PROMPT_SAFETY * price.prompt / 1e6
 
@@ -202,8 +226,26 @@ class CostTracker:
 
     @property
     def cost(self) -> float | None:
-        """Dollars spent so far, None when the model has no price."""
-        return self.prices.cost(self.model, self.spent.prompt_tokens, self.spent.completion_tokens)
+        """Dollars spent so far (batch calls at batch prices), None when the model has no
+        price."""
+        spent, batch = self.spent, self.batch
+        online = self.prices.cost(
+            self.model,
+            spent.prompt_tokens - batch.prompt_tokens,
+            spent.completion_tokens - batch.completion_tokens,
+        )
+        if online is None:
+            return None
+        batched = self.prices.cost(self.model, batch.prompt_tokens, batch.completion_tokens)
+        return online + self.batch_share * (batched or 0.0)
+
+    @property
+    def batch_saving(self) -> float | None:
+        """Dollars the batch calls saved against the online price, None without a price."""
+        batched = self.prices.cost(
+            self.model, self.batch.prompt_tokens, self.batch.completion_tokens
+        )
+        return None if batched is None else (1 - self.batch_share) * batched
 
     def check_budget(self) -> None:
         """Raise :class:`CostLimitReached` when the budget is spent."""
@@ -214,12 +256,22 @@ class CostTracker:
             raise CostLimitReached(self.max_cost)
 
     def record(
-        self, usage: Usage, *, cached: bool, metric: str | None = None, case_id: str | None = None
+        self,
+        usage: Usage,
+        *,
+        cached: bool,
+        metric: str | None = None,
+        case_id: str | None = None,
+        batch: bool = False,
     ) -> None:
+        """Count one call: answered from the cache, or spent (through a batch API if
+        ``batch``)."""
         with self._lock:
             (self.cached if cached else self.spent).add(usage)
             if cached:
                 return
+            if batch:
+                self.batch.add(usage)
             if metric:
                 self.by_metric[metric].add(usage)
             if case_id:

@@ -21,6 +21,11 @@ def spend_line(run: RunResult) -> str:
     line += f" ({stats.get('cached_calls', 0):,} cached), {counted(tokens, 'token')}"
     if stats.get("cost") is not None:
         line += f", ${stats['cost']:.4f}"
+    if stats.get("batch_calls"):
+        line += f" ({counted(stats['batch_calls'], 'call')} through the batch API at batch prices"
+        if stats.get("batch_saving"):
+            line += f", ${stats['batch_saving']:.4f} saved"
+        line += ")"
     if stats.get("max_cost") is not None:
         line += f" of a ${stats['max_cost']:g} budget"
         if stats.get("budget_refused_calls"):

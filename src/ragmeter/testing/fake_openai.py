@@ -4,7 +4,8 @@
         judge = build_llm_judge(LLMJudgeConfig(model="fake", base_url=server.base_url, ...))
 
 It serves ``POST /v1/chat/completions`` and ``POST /v1/embeddings`` from a background thread
-on 127.0.0.1 (a free port), answers with a pluggable responder, and logs every request. For
+on 127.0.0.1 (a free port), answers with a pluggable responder, and logs every request. It
+also runs batch jobs (``/v1/files``, ``/v1/batches``; see :mod:`.fake_batches`). For
 benchmarks it simulates latency (fixed or drawn from a model), a rate limit (HTTP 429 past N
 requests per second) and reports the load it saw (:meth:`FakeOpenAI.summary`).
 """
@@ -25,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from ..llm.cost import count_tokens
+from .fake_batches import BatchDesk, BatchFault, parse_multipart
 from .latency import LatencyFn, load_summary
 from .responders import FakeRequest, Responder, Smart
 
@@ -134,6 +136,8 @@ class LoggedRequest:
     body: dict[str, Any] = field(default_factory=dict, repr=False)
     drip: float = 0.0
     """Seconds between the bytes of the reply (a ``slow_drip`` fault); 0: sent at once."""
+    batch: str | None = None
+    """The batch this chat request was a line of; None for a request sent on its own."""
 
 
 def hashing_embedding(text: str, dim: int = 256) -> list[float]:
@@ -158,6 +162,8 @@ class FakeOpenAI:
     request bodies from the log (long benchmark runs). A request with ``logprobs`` gets token
     log-probabilities (``logprobs="yes"``), none (``"ignore"``) or HTTP 400 (``"reject"``);
     ``confidence(request, n)`` is the probability of the n-th verdict value of a reply.
+    A batch stays in progress ``batch_delay`` seconds before its lines are answered;
+    ``batch_faults`` make batches fail or expire (:class:`~.fake_batches.BatchFault`).
     """
 
     def __init__(
@@ -175,6 +181,8 @@ class FakeOpenAI:
         seed: int = 0,
         logprobs: LogprobsMode = "yes",
         confidence: ConfidenceFn = lambda _request, _n: 0.9,
+        batch_delay: float = 0.2,
+        batch_faults: list[BatchFault] | None = None,
     ) -> None:
         self.responder = responder or Smart()
         self.faults = list(faults or [])
@@ -194,6 +202,8 @@ class FakeOpenAI:
         self._recent: deque[float] = deque()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self.batches = BatchDesk(self._batch_line, delay=batch_delay, faults=batch_faults or [])
+        """The files and batches this server holds (``batches.batches``, ``batches.uploads``)."""
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -226,7 +236,16 @@ class FakeOpenAI:
     # ---- log views -------------------------------------------------------------------------
 
     def chat_log(self) -> list[LoggedRequest]:
+        """Chat requests, sent on their own or as lines of a batch (``batch`` says which)."""
         return [r for r in self.log if r.path.endswith("/chat/completions")]
+
+    def online_log(self) -> list[LoggedRequest]:
+        """Chat requests sent on their own, not in a batch."""
+        return [r for r in self.chat_log() if r.batch is None]
+
+    def batch_log(self) -> list[LoggedRequest]:
+        """Chat requests answered as lines of a batch."""
+        return [r for r in self.chat_log() if r.batch is not None]
 
     @property
     def max_in_flight(self) -> int:
@@ -411,13 +430,42 @@ class FakeOpenAI:
         )
 
     def handle(self, path: str, body: dict[str, Any], api_key: str = "") -> tuple[int, dict, dict]:
-        """Answer one request; `api_key` is the bearer token it came with."""
+        """Answer one chat or embeddings request; `api_key` is the bearer token it came with."""
         status, headers, payload, _entry = self._handle(path, body, api_key)
+        assert isinstance(payload, dict)
         return status, headers, payload
 
+    def _batch_line(self, body: dict[str, Any], batch_id: str, api_key: str) -> tuple[int, dict]:
+        """Answer one line of a batch through the chat path, logged as a chat request."""
+        with self._lock:
+            self._in_flight += 1
+            entry = LoggedRequest(
+                index=len(self.log),
+                path="/v1/chat/completions",
+                started=time.monotonic(),
+                in_flight=self._in_flight,
+                body=body if self.keep_bodies else {},
+                batch=batch_id,
+            )
+            self.log.append(entry)
+        try:
+            status, _headers, payload = self._chat(body, entry, api_key)
+            entry.status = status
+            return status, payload
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+                entry.finished = time.monotonic()
+
     def _handle(
-        self, path: str, body: dict[str, Any], api_key: str
-    ) -> tuple[int, dict, dict, LoggedRequest]:
+        self,
+        path: str,
+        body: dict[str, Any],
+        api_key: str,
+        *,
+        method: str = "POST",
+        upload: dict[str, Any] | None = None,
+    ) -> tuple[int, dict, dict | bytes, LoggedRequest]:
         with self._lock:
             now = time.monotonic()
             self._in_flight += 1
@@ -435,10 +483,17 @@ class FakeOpenAI:
                 entry.status, entry.fault = 429, "rate_limit"
                 error = {"message": "Rate limit reached, retry later", "type": "rate_limit"}
                 return 429, {"Retry-After": "1"}, {"error": error}, entry
+            batch_reply = self.batches.route(method, path, body, api_key, upload)
+            if batch_reply is not None:  # files and batches: no simulated latency
+                entry.status = batch_reply[0]
+                return (*batch_reply, entry)
             delay = self._delay()
             if delay:
                 time.sleep(delay)
-            if path.endswith("/chat/completions"):
+            headers: dict[str, str]
+            if method != "POST":
+                status, headers, payload = 404, {}, {"error": {"message": f"no route {path}"}}
+            elif path.endswith("/chat/completions"):
                 status, headers, payload = self._chat(body, entry, api_key)
             elif path.endswith("/embeddings"):
                 status, headers, payload = self._embeddings(body, entry)
@@ -490,23 +545,45 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            self._send(400, {}, {"error": {"message": "body is not JSON"}})
-            return
-        auth = self.headers.get("Authorization") or ""
-        key = auth.removeprefix("Bearer ").strip()
-        status, headers, payload, entry = self.fake._handle(self.path, body, key)
+        content_type = self.headers.get("Content-Type") or ""
+        upload = None
+        if content_type.startswith("multipart/form-data"):
+            upload, body = parse_multipart(content_type, raw), {}
+        else:
+            try:
+                body = json.loads(raw or b"{}")
+            except json.JSONDecodeError:
+                self._send(400, {}, {"error": {"message": "body is not JSON"}})
+                return
+        status, headers, payload, entry = self.fake._handle(
+            self.path, body, self._api_key(), upload=upload
+        )
         self._send(status, headers, payload, drip=entry.drip)
 
+    def do_GET(self) -> None:
+        status, headers, payload, _entry = self.fake._handle(
+            self.path, {}, self._api_key(), method="GET"
+        )
+        self._send(status, headers, payload)
+
+    def _api_key(self) -> str:
+        auth = self.headers.get("Authorization") or ""
+        return auth.removeprefix("Bearer ").strip()
+
     def _send(
-        self, status: int, headers: dict[str, str], payload: dict[str, Any], drip: float = 0.0
+        self,
+        status: int,
+        headers: dict[str, str],
+        payload: dict[str, Any] | bytes,
+        drip: float = 0.0,
     ) -> None:
-        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        if isinstance(payload, bytes):
+            data = payload
+        else:
+            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        headers = {"Content-Type": "application/json", **headers}
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             for key, value in headers.items():
                 self.send_header(key, value)

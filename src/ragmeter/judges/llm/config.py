@@ -80,3 +80,8 @@ class LLMJudgeConfig(BaseModel):
     whose prompt cache shares each window's prefill across the claims)."""
     context_recall_mode: Literal["json", "verifier"] = "json"
     """The same choice for context recall: the reference split into points, each verified."""
+    batch: bool = False
+    """Send the calls through the endpoint's batch API in rounds (``ragmeter.llm.batch``),
+    billed at batch prices."""
+    batch_poll_seconds: float = Field(default=10.0, gt=0)
+    """Seconds between two looks at a batch in progress."""

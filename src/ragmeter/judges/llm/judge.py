@@ -70,6 +70,8 @@ class OpenAIJudge(JudgeBase):
             tracker=self.tracker,
             cache_scope=config.cache_scope,
             top_logprobs=config.top_logprobs,
+            batch=config.batch,
+            batch_poll_seconds=config.batch_poll_seconds,
         )
         self.client.prepare()
         self.caller = StructuredCaller(self.client, mode=config.output_mode)
@@ -179,6 +181,12 @@ class OpenAIJudge(JudgeBase):
             "concurrency": self.client.limiter.limit,
             "output_mode": self.caller.mode,
         }
+        if self.config.batch:
+            batch = self.client.batcher.stats
+            out["batch_calls"] = self.tracker.batch.calls
+            out["batch_files"] = batch.files
+            out["batch_resumed"] = batch.resumed
+            out["batch_saving"] = self.tracker.batch_saving
         if self.tracker.max_cost is not None:
             out["max_cost"] = self.tracker.max_cost
             out["budget_refused_calls"] = self.tracker.refused_calls
@@ -211,6 +219,8 @@ class OpenAIJudge(JudgeBase):
 
     async def aclose(self) -> None:
         """Close HTTP connections and the cache."""
+        if self.config.batch:
+            await self.client.batcher.aclose()
         await self.client.aclose()
         if self.embedder is not None:
             await self.embedder.aclose()
