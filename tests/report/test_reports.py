@@ -216,7 +216,7 @@ def test_reports_of_a_large_run_show_the_worst_few_and_count_the_rest(monkeypatc
     monkeypatch.setattr(failures_module, "explain", counting_explain)
     text = render_text(big)
     assert "Failed cases: 2400 (case × metric below threshold), worst first" in text
-    assert "… 2390 more; see results.json or --max-failures" in text
+    assert "… 2390 more; see results.json or --limit" in text
     worst = ["c0001", "c0601", "c1201", "c1801", "c2401"]  # scored 0.001, the lowest
     assert [text.index(f"faithfulness  {cid} ") for cid in worst] == sorted(
         text.index(f"faithfulness  {cid} ") for cid in worst

@@ -20,6 +20,7 @@ from .._exceptions import (
     RunInterrupted,
 )
 from ..exit_codes import ExitCode
+from .options import legacy_spelling
 
 
 def _flags_without_type() -> None:
@@ -45,6 +46,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
+    context_settings={"token_normalize_func": legacy_spelling},  # --max-failures is --limit
 )
 
 EXIT_LOAD_ERROR = int(ExitCode.USAGE)

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..report.safe import printable
+from ..report.words import counted
 from ._app import app, fail, make_console, user_errors
 from .options import FormatOpt, LegacyJsonOpt, OutputFormat, wants_json
 
@@ -95,15 +96,18 @@ def _print_comparison(comparison: object, console: Console, limit: int) -> None:
                 markup=False,
                 highlight=False,
             )
+        if len(comparison.claim_changes) > limit:
+            more = len(comparison.claim_changes) - limit
+            console.print(f"[dim]… {more} more (--limit, --format json)[/dim]")
     for label, ids in (
         ("only in base", comparison.only_in_base),
         ("only in new", comparison.only_in_new),
         ("changed question or reference (not paired)", comparison.changed_cases),
     ):
         if ids:
-            shown = ", ".join(ids[:10]) + (" …" if len(ids) > 10 else "")
+            shown = ", ".join(ids[:limit]) + (" …" if len(ids) > limit else "")
             console.print(
-                f"[yellow]{len(ids)} cases {label}:[/yellow] {escape(printable(shown))}",
+                f"[yellow]{counted(len(ids), 'case')} {label}:[/yellow] {escape(printable(shown))}",
                 highlight=False,
             )
 
@@ -118,7 +122,7 @@ def compare(
     min_delta: float = typer.Option(
         0.1, "--min-delta", help="List cases whose score moved at least this much."
     ),
-    limit: int = typer.Option(10, "--limit", help="Cases to show in each list."),
+    limit: int = typer.Option(10, "--limit", min=0, help="Cases to show in each list."),
     output_format: FormatOpt = OutputFormat.text,
     legacy_json: LegacyJsonOpt = False,
 ) -> None:

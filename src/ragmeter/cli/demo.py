@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ._app import app, user_errors
-from .options import ProgressOpt
+from .options import FailuresLimitOpt, ProgressOpt
 
 
 class Variant(StrEnum):
@@ -36,7 +36,7 @@ def demo(
     retrieval: Retrieval = typer.Option(None, "--retrieval", help="bm25 or hybrid (BM25+MiniLM)."),
     top_k: int = typer.Option(None, "--top-k", min=1, help="Chunks retrieved per question."),
     chunk_size: int = typer.Option(None, "--chunk-size", min=20, help="Chunk size."),
-    max_failures: int = typer.Option(10, "--max-failures", help="Failed cases to show."),
+    max_failures: FailuresLimitOpt = 10,
     progress: ProgressOpt = True,
 ) -> None:
     """Evaluate the bundled bilingual demo pipeline with the local judge (no key, no network).

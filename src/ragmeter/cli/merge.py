@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from ._app import app, user_errors
+from .options import FailuresLimitOpt
 
 
 @app.command()
@@ -20,9 +21,7 @@ def merge(
     overwrite: bool = typer.Option(
         False, "--overwrite", help="Replace the run already in --out (refused otherwise)."
     ),
-    max_failures: int = typer.Option(
-        10, "--max-failures", help="Failed cases to list in the report."
-    ),
+    max_failures: FailuresLimitOpt = 10,
 ) -> None:
     """Merge the shards of one run into the run an unsharded `ragmeter run` writes.
 

@@ -80,3 +80,16 @@ LegacyJsonOpt = Annotated[
 def wants_json(output_format: OutputFormat, legacy_json: bool) -> bool:
     """Whether to print JSON: `--format json`, or the older `--json` flag."""
     return legacy_json or output_format is OutputFormat.json
+
+
+FailuresLimitOpt = Annotated[int, typer.Option("--limit", min=0, help="Failed cases to list.")]
+"""`--limit N`: at most N listed, the one name every command gives its limit."""
+
+LEGACY_SPELLINGS: dict[str, str] = {"max-failures": "limit"}
+"""Option names that still work, hidden from help, and the name each has now."""
+
+
+def legacy_spelling(token: str) -> str:
+    """The app's token normaliser (click's `token_normalize_func`, which sees an option name
+    without its dashes): an older option name is read as the one it has now."""
+    return LEGACY_SPELLINGS.get(token, token)

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from ._app import app, user_errors
+from .options import FailuresLimitOpt
 
 
 @app.command()
@@ -21,7 +22,7 @@ def report(
     output: Path = typer.Option(
         None, "--out", "--output", "-o", help="Write to this file instead of standard output."
     ),
-    max_failures: int = typer.Option(10, "--max-failures", help="Failed cases to show."),
+    max_failures: FailuresLimitOpt = 10,
 ) -> None:
     """Show a stored run: terminal (default), Markdown, HTML, JUnit XML or JSON."""
     from ..report.registry import render

@@ -116,7 +116,7 @@ def run(
         None, "--generator-model", help="Your pipeline's model, to warn if the judge is the same."
     ),
     config: ConfigOpt = None,
-    max_failures: int = typer.Option(10, "--max-failures", help="Failed cases to show."),
+    max_failures: int = typer.Option(10, "--limit", min=0, help="Failed cases to list."),
     progress: ProgressOpt = True,
 ) -> None:
     """Run a pipeline over an eval set, judge every case, write DIR/results.json and report.

@@ -234,7 +234,7 @@ def failures_group(run: RunResult, limit: int) -> Group:
     if total > len(failures):
         items.append(
             Text(
-                f"\n… {total - len(failures)} more; see results.json or --max-failures", style="dim"
+                f"\n… {total - len(failures)} more; see results.json or --limit", style="dim"
             )
         )
     return Group(*items)
