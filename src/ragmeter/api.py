@@ -9,16 +9,15 @@ imported unless the data is one.
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._exceptions import CaseFileError, ConfigError, describe_validation_error
+from ._sync import run_sync
 from .cases import Case, cases_from_rows, load_cases
 from .health import DEFAULT_MIN_SCORED_SHARE
 from .judges.base import Judge, MinimalJudge, ensure_judge
@@ -360,12 +359,7 @@ def evaluate(
         info=info,
         on_case=on_case,
     )
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    with ThreadPoolExecutor(1, thread_name_prefix="ragmeter-evaluate") as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+    return run_sync(coroutine)  # aevaluate closes the pipeline and judge it made
 
 
 __all__ = ["aevaluate", "cases_from", "evaluate", "judge", "parse_metrics"]

@@ -8,7 +8,6 @@ fingerprint key so later runs with the same judge can say how far to trust it.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -407,16 +406,11 @@ async def calibrate_async(
 def calibrate(
     cases: Sequence[LabelledCase], judge: Judge | MinimalJudge, **kwargs: Any
 ) -> Calibration:
-    """Synchronous wrapper of :func:`calibrate_async` (closes the judge afterwards)."""
+    """:func:`calibrate_async` from synchronous code; closes the judge afterwards."""
+    from ._sync import run_sync
+
     the_judge = ensure_judge(judge)
-
-    async def go() -> Calibration:
-        try:
-            return await calibrate_async(cases, the_judge, **kwargs)
-        finally:
-            await the_judge.aclose()
-
-    return asyncio.run(go())
+    return run_sync(calibrate_async(cases, the_judge, **kwargs), closing=(the_judge,))
 
 
 def calibrate_run(

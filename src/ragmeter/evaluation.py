@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ._exceptions import ConfigError, RunInterrupted
+from ._sync import run_sync
 from .cases import Case
 from .config import Settings, SettingsOverrides, apply_overrides, find_config, load_settings
 from .judges.base import Judge, MinimalJudge, ensure_judge
@@ -96,11 +97,6 @@ def build_judge(settings: Settings) -> Judge:
     return create_judge(settings.judge)
 
 
-async def _close(pipeline: Pipeline, judge: Judge) -> None:
-    await pipeline.aclose()
-    await judge.aclose()
-
-
 def run_and_save(
     cases: list[Case],
     pipeline: Pipeline | MinimalPipeline,
@@ -131,31 +127,29 @@ def run_and_save(
     pipeline = ensure_pipeline(pipeline)  # a bare one gets the default timeout, name and aclose
     info = RunInfo(cases_file=cases_file, pipeline=pipeline_name or pipeline.name, shard=shard)
 
-    async def go(on_case: Callable[[CaseResult], None]) -> RunResult:
-        try:
-            return await evaluate_async(
-                cases,
-                pipeline,
-                judge,
-                metrics=metrics,
-                concurrency=settings.concurrency,
-                lang=lang,
-                thresholds=settings.thresholds,
-                targets=settings.targets,
-                info=info,
-                on_case=on_case,
-                repeats=repeats,
-                min_scored_share=settings.min_scored_share,
-            )
-        finally:
-            await _close(pipeline, judge)
+    def judged(on_case: Callable[[CaseResult], None]) -> RunResult:
+        coroutine = evaluate_async(
+            cases,
+            pipeline,
+            judge,
+            metrics=metrics,
+            concurrency=settings.concurrency,
+            lang=lang,
+            thresholds=settings.thresholds,
+            targets=settings.targets,
+            info=info,
+            on_case=on_case,
+            repeats=repeats,
+            min_scored_share=settings.min_scored_share,
+        )
+        return run_sync(coroutine, closing=(pipeline, judge))
 
     try:
         if progress is not None:
             with progress(len(cases), judge) as advance:
-                result = asyncio.run(go(advance))
+                result = judged(advance)
         else:
-            result = asyncio.run(go(lambda _case: None))
+            result = judged(lambda _case: None)
     except (KeyboardInterrupt, asyncio.CancelledError):
         kept = (
             f"; {out_dir / 'results.json'} is unchanged"
@@ -187,25 +181,20 @@ def estimate_run(
     judge = build_judge(settings)
     pipeline = ensure_pipeline(pipeline)
     if judge.estimate([], metrics) is None:  # no paid calls: no need to run the pipeline
-        asyncio.run(_close(pipeline, judge))
+        run_sync(asyncio.sleep(0), closing=(pipeline, judge))
         return None
 
     async def samples() -> list[Sample]:
         out: list[Sample] = []
-        try:
-            for case in cases:
-                try:
-                    output = await run_case(pipeline, case)
-                except Exception:  # a failing or timed-out case costs nothing to judge
-                    continue
-                out.append(
-                    build_sample(case, output.contexts, output.answer, case_lang(case, lang))
-                )
-        finally:
-            await _close(pipeline, judge)
+        for case in cases:
+            try:
+                output = await run_case(pipeline, case)
+            except Exception:  # a failing or timed-out case costs nothing to judge
+                continue
+            out.append(build_sample(case, output.contexts, output.answer, case_lang(case, lang)))
         return out
 
-    return judge.estimate(asyncio.run(samples()), metrics)
+    return judge.estimate(run_sync(samples(), closing=(pipeline, judge)), metrics)
 
 
 def run_demo(

@@ -251,5 +251,8 @@ def evaluate(
     judge: Judge | MinimalJudge,
     **kwargs: Any,
 ) -> RunResult:
-    """Synchronous wrapper of :func:`evaluate_async`."""
-    return asyncio.run(evaluate_async(cases, pipeline, judge, **kwargs))
+    """:func:`evaluate_async` from synchronous code (see `ragmeter._sync.run_sync`); the
+    pipeline and judge stay open, the caller's to close."""
+    from ._sync import run_sync
+
+    return run_sync(evaluate_async(cases, pipeline, judge, **kwargs))

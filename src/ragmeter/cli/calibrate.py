@@ -26,13 +26,11 @@ from .options import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from rich.console import Console
 
     from ..calibrate import Calibration
     from ..config import SettingsOverrides
-    from ..results import CaseResult
     from ..vocabulary import MetricName
 
 
@@ -154,9 +152,8 @@ def _judge_labels(
     overrides: SettingsOverrides,
     config: Path | None,
 ) -> Calibration:
-    import asyncio
-
     from .. import evaluation as api
+    from .._sync import run_sync
     from ..calibrate import calibrate_async
     from ..labels import load_labelled_cases
     from .progress import run_progress
@@ -165,23 +162,18 @@ def _judge_labels(
     cases = load_labelled_cases(labels)
     judge = api.build_judge(settings)
 
-    async def go(on_case: Callable[[CaseResult], None]) -> Calibration:
-        try:
-            return await calibrate_async(
-                cases,
-                judge,
-                metrics=metrics,
-                concurrency=settings.concurrency,
-                threshold=threshold,
-                worst=worst,
-                labels_file=str(labels),
-                on_case=on_case,
-            )
-        finally:
-            await judge.aclose()
-
     with run_progress(len(cases), judge, enabled=progress) as advance:
-        return asyncio.run(go(advance))
+        coroutine = calibrate_async(
+            cases,
+            judge,
+            metrics=metrics,
+            concurrency=settings.concurrency,
+            threshold=threshold,
+            worst=worst,
+            labels_file=str(labels),
+            on_case=advance,
+        )
+        return run_sync(coroutine, closing=(judge,))
 
 
 def render_calibration(calibration: Calibration, console: Console) -> None:

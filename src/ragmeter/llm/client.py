@@ -20,7 +20,7 @@ from .cache import LLMCache, cache_key
 from .cost import BudgetBusy, CostTracker, PriceTable, Reservation, Usage, count_tokens
 from .errors import LLMCallError, scrubbed
 from .logprobs import TokenLogprob
-from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
+from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, check_one_loop, run_with_retries
 
 Message = dict[str, str]
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.internal"}
@@ -98,7 +98,10 @@ class ChatClient:
         if self.tracker is None:
             self.tracker = CostTracker(self.model, PriceTable())
         self._sdk: Any = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._run_loop: asyncio.AbstractEventLoop | None = None
+        self.detect_lock = asyncio.Lock()
+        """Held while the endpoint's output mode is found out (`StructuredCaller`), so calls
+        that start meanwhile wait for the answer instead of each probing."""
         self._answered = False
         self._unavailable: JudgeUnavailable | None = None
         self.logprobs_note: str | None = None
@@ -118,11 +121,12 @@ class ChatClient:
         return redact(self.base_url or "api.openai.com", [self._api_key])
 
     def prepare(self) -> None:
-        """Build the HTTP client now (tens of milliseconds) rather than on the first call; it
-        is bound to the event loop that first uses it."""
+        """Build the HTTP client now (tens of milliseconds) rather than on the first call.
+
+        The client belongs to the event loop that first uses it (for synchronous callers,
+        ragmeter's one loop: see `ragmeter._sync`) until :meth:`aclose`."""
         if self._sdk is None:
             self._sdk = self._new_sdk()
-            self._loop = None
 
     def _new_sdk(self) -> Any:
         import openai
@@ -146,15 +150,9 @@ class ChatClient:
         )
 
     def _client(self) -> Any:
-        loop = asyncio.get_running_loop()
-        if self._sdk is not None and self._loop is None:
-            self._loop = loop  # prepared outside any loop: this one adopts it
-            self.limiter.reset_loop()
-        elif self._sdk is None or loop is not self._loop:
-            # An httpx pool is bound to the loop that opened it; a new loop needs a new client.
+        if self._sdk is None:
             self._sdk = self._new_sdk()
-            self._loop = loop
-            self.limiter.reset_loop()
+        self._run_loop = check_one_loop(self._run_loop, self.where)
         return self._sdk
 
     @functools.cached_property
@@ -466,10 +464,15 @@ class ChatClient:
         return response
 
     async def aclose(self) -> None:
+        """Close the HTTP client and forget what was bound to this run's event loop (queued
+        waiters); the next call, on any loop, starts afresh."""
         if self._sdk is not None:
-            with contextlib.suppress(RuntimeError):  # its loop may be gone already
+            with contextlib.suppress(RuntimeError):  # closed from another loop than its own
                 await self._sdk.close()
             self._sdk = None
+        self._run_loop = None
+        self.detect_lock = asyncio.Lock()  # the old one may be bound to the ended run's loop
+        self.limiter.reset()
 
 
 def _field(value: object, name: str) -> object:

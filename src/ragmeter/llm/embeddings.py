@@ -18,7 +18,7 @@ from .cache import LLMCache, cache_key
 from .client import resolve_api_key
 from .cost import Usage
 from .errors import LLMCallError, scrubbed
-from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
+from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, check_one_loop, run_with_retries
 
 _SPACE_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
 
@@ -174,7 +174,7 @@ class EmbeddingClient:
         self.limiter = AdaptiveLimiter(self.concurrency)
         self.retry_stats = RetryStats()
         self._sdk: Any = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._run_loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def name(self) -> str:
@@ -230,8 +230,7 @@ class EmbeddingClient:
         return [cosine(vectors[0], v) for v in vectors[1:]]
 
     def _client(self) -> Any:
-        loop = asyncio.get_running_loop()
-        if self._sdk is None or loop is not self._loop:
+        if self._sdk is None:
             import openai
 
             self._sdk = openai.AsyncOpenAI(
@@ -240,12 +239,14 @@ class EmbeddingClient:
                 max_retries=0,
                 timeout=self.policy.timeout,
             )
-            self._loop = loop
-            self.limiter.reset_loop()
+        self._run_loop = check_one_loop(self._run_loop, self.name)
         return self._sdk
 
     async def aclose(self) -> None:
+        """Close the HTTP client and forget queued waiters; the next call starts afresh."""
         if self._sdk is not None:
-            with contextlib.suppress(RuntimeError):  # its loop may be gone already
+            with contextlib.suppress(RuntimeError):  # closed from another loop than its own
                 await self._sdk.close()
             self._sdk = None
+        self._run_loop = None
+        self.limiter.reset()

@@ -61,6 +61,26 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
+def check_one_loop(bound: asyncio.AbstractEventLoop | None, what: str) -> asyncio.AbstractEventLoop:
+    """The running loop, which must be `bound` when a run already bound `what` to one.
+
+    An HTTP client's connections and a limiter's waiters belong to the loop they were made
+    on; a run releases them with `aclose()`. Used on a second loop without that, they would
+    fail obscurely (or hang), so this says what to do instead."""
+    loop = asyncio.get_running_loop()
+    if bound is not None and bound is not loop and not bound.is_closed():
+        raise RuntimeError(
+            f"{what} is in use on another event loop; await its aclose() there first "
+            "(ragmeter.evaluate and the CLI do)"
+        )
+    if bound is not None and bound.is_closed():
+        raise RuntimeError(
+            f"{what} was used on an event loop that has ended without aclose(); close it "
+            "at the end of each run (ragmeter.evaluate and the CLI do)"
+        )
+    return loop
+
+
 @dataclass
 class AdaptiveLimiter:
     """A concurrency limit that adapts to rate limiting (AIMD), shared across calls.
@@ -81,8 +101,8 @@ class AdaptiveLimiter:
         self.max_limit = max(1, self.max_limit)
         self.limit = self.limit or self.max_limit
 
-    def reset_loop(self) -> None:
-        """Forget loop-bound state (a new event loop is running)."""
+    def reset(self) -> None:
+        """Forget the waiters and slots of a run that has ended (they belong to its loop)."""
         self._waiters.clear()
         self.in_flight = 0
 

@@ -10,7 +10,6 @@ error and the ids of the raw outputs.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import functools
 import json
@@ -106,8 +105,6 @@ class StructuredCaller:
             stored = client.cache.get_mode(client.endpoint)
             if stored in MODES:
                 _KNOWN_MODES[client.endpoint] = stored
-        self._detect_lock: asyncio.Lock | None = None
-        self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._guess_failed = False
         self.rejected_calls = 0
 
@@ -187,7 +184,7 @@ class StructuredCaller:
                     if self.mode is None:
                         self._remember(guess)
                     return reply
-            async with self._lock():
+            async with self.client.detect_lock:
                 if self.mode is not None:
                     continue  # detected by another call while this one waited
                 start = 1 if self._guess_failed else 0
@@ -205,12 +202,6 @@ class StructuredCaller:
     def _remember(self, mode: OutputMode) -> None:
         _KNOWN_MODES[self.client.endpoint] = mode
         self.client.cache.put_mode(self.client.endpoint, mode)
-
-    def _lock(self) -> asyncio.Lock:
-        loop = asyncio.get_running_loop()
-        if self._detect_lock is None or self._lock_loop is not loop:
-            self._detect_lock, self._lock_loop = asyncio.Lock(), loop
-        return self._detect_lock
 
     async def _call(
         self,
