@@ -192,12 +192,12 @@
     if (c.pipeline_error) { d.append(el("div", "banner error", "pipeline error: " + c.pipeline_error)); }
     d.append(el("div", "muted", "answer"), el("div", "text answer", c.answer || "(empty)"));
 
-    var table = el("table", "");
+    var table = el("table", "");  // numbers and metric names never wrap; the notes do
     table.append(el("tr", "", el("th", "", "metric"), el("th", "num", "score"),
       el("th", "num", "threshold"), el("th", "", "unscored reason / notes")));
     METRICS.forEach(function (m) {
       var notes = (c.evidence[m] && c.evidence[m].notes) || [];
-      table.append(el("tr", "", el("td", "", m), scoreCell(c, m),
+      table.append(el("tr", "", el("td", "nowrap", m), scoreCell(c, m),
         el("td", "num", fmt(data.thresholds[m])), el("td", "", [c.unscored[m]].concat(notes).filter(Boolean).join(" · "))));
     });
     d.append(table);
