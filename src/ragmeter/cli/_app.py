@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -39,6 +39,46 @@ def _flags_without_type() -> None:
 
 
 _flags_without_type()
+
+
+def _reflow_help_paragraphs() -> None:
+    """Typer 0.29 keeps the single line breaks of a command's docstring in help, so each
+    source line (wrapped at 95 columns) breaks again on an 80-column terminal. A paragraph's
+    lines are joined for rich to wrap (one starting with \\b keeps its lines, as in click).
+    Typer imports its rich help module only to print help, so the patch waits for that too."""
+    command, group = (
+        getattr(typer.core, "TyperCommand", None),
+        getattr(typer.core, "TyperGroup", None),
+    )
+    if command is None or group is None:  # another Typer: its help stays as it is
+        return
+
+    def reflowed() -> None:
+        from typer import rich_utils
+
+        fix = getattr(rich_utils, "_fix_linebreaks", None)
+        if fix is None or getattr(fix, "reflows", False):
+            return
+
+        def fix_linebreaks(paragraphs: list[str], markup_mode: Any) -> str:
+            if markup_mode != "markdown":
+                paragraphs = [p if p.startswith("\b") else p.replace("\n", " ") for p in paragraphs]
+            return str(fix(paragraphs, markup_mode))
+
+        fix_linebreaks.reflows = True  # type: ignore[attr-defined]
+        rich_utils._fix_linebreaks = fix_linebreaks
+
+    for cls in (command, group):
+        shown = cls.format_help
+
+        def format_help(self: Any, ctx: Any, formatter: Any, shown: Any = shown) -> None:
+            reflowed()
+            shown(self, ctx, formatter)
+
+        cls.format_help = format_help
+
+
+_reflow_help_paragraphs()
 
 app = typer.Typer(
     name="ragmeter",
