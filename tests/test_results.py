@@ -17,15 +17,18 @@ from ragmeter.results import (
 from ragmeter.summary import summarize_run
 
 
-def _run() -> RunResult:
+def _run(n_cases: int = 5) -> RunResult:
     cases = [
         CaseResult(
             id=str(i),
             question="q",
             metrics={"faithfulness": MetricResult(metric="faithfulness", score=i / 4)},
         )
-        for i in range(5)
+        for i in range(n_cases)
     ]
+    if cases:
+        cases[0].answer = '两年。\nLine two, "quoted" \u2028'
+        cases[0].contexts = ["[]", "}"]
     summary = summarize_run(cases, ("faithfulness",))
     return RunResult(
         judge=JudgeFingerprint(kind="local", model="m", prompt_version="1"),
@@ -57,6 +60,28 @@ def test_round_trip_and_compact_summary(tmp_path):
     assert compact["n_scored"] == 5 and compact["n_unscored"] == 0
     low, high = compact["ci"]
     assert low < 0.5 < high
+
+
+@pytest.mark.parametrize("n_cases", [0, 1, 5])
+def test_results_json_is_written_case_by_case_exactly_as_one_dump(tmp_path, n_cases):
+    run = _run(n_cases)
+    path = save_run(run, tmp_path / "out")
+    assert path.read_text(encoding="utf-8") == run.model_dump_json(indent=2)
+    assert load_run(path) == run
+
+
+def test_a_failed_streamed_write_leaves_the_old_file(tmp_path):
+    target = tmp_path / "results.json"
+    target.write_text("old")
+
+    def pieces():
+        yield "new, part one"
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full; the previous file is unchanged"):
+        write_atomic(target, pieces())
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
 
 
 def test_newer_schema_is_refused_with_advice(tmp_path):

@@ -233,3 +233,33 @@ def test_keys_and_url_passwords_in_pipeline_and_judge_errors_are_never_stored():
     judged = evaluate(_cases("a"), EchoPipeline(), LeakyJudge())
     reason = judged.cases[0].metrics["faithfulness"].unscored_reason
     assert reason == "judge error: RuntimeError: judge key *** rejected"
+
+
+class GaugeJudge:
+    """Counts the cases being judged at once; each judgement waits a little."""
+
+    name = "gauge"
+
+    def __init__(self):
+        self.now = self.most = 0
+
+    def fingerprint(self) -> JudgeFingerprint:
+        return JudgeFingerprint(kind="gauge", model="none", prompt_version="1")
+
+    async def judge(self, sample, metrics=METRICS):
+        self.now += 1
+        self.most = max(self.most, self.now)
+        await asyncio.sleep(0.1)  # far longer than the pipeline takes for every case
+        self.now -= 1
+        return {m: MetricResult(metric=m, score=1.0) for m in metrics}
+
+
+def test_cases_are_judged_a_window_at_a_time_and_all_at_once_for_a_batch_judge():
+    cases = _cases(*(f"c{i}" for i in range(60)))
+    judge = GaugeJudge()
+    run = evaluate(cases, EchoPipeline(), judge, concurrency=2)
+    assert judge.most == 16  # JUDGE_WINDOW x 2 = 8, raised to the floor of 16
+    assert [c.id for c in run.cases] == [c.id for c in cases]
+    judge = GaugeJudge()
+    run = evaluate(cases, EchoPipeline(), judge, concurrency=2, window=len(cases))
+    assert judge.most == 60 and run.summary.n_cases == 60

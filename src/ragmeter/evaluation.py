@@ -141,6 +141,8 @@ def run_and_save(
             on_case=on_case,
             repeats=repeats,
             min_scored_share=settings.min_scored_share,
+            # A batch judge sends a round of calls once every case waits on it: all at once.
+            window=len(cases) if settings.judge.batch else None,
         )
         return run_sync(coroutine, closing=(pipeline, judge))
 

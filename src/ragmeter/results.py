@@ -17,7 +17,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -338,8 +338,9 @@ class RunResult(BaseModel):
         return to_csv(self, path)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` so a crash leaves either the old file or the new, never half.
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Write `text` (or its pieces, written one after another so the whole never has to be
+    in memory) to `path` so a crash leaves either the old file or the new, never half.
 
     Raises OutputError (an OSError) naming the file and why when it cannot be written: a
     directory at `path`, a file where a parent directory belongs, no permission, a full disk.
@@ -357,7 +358,10 @@ def write_atomic(path: Path, text: str) -> None:
         os.umask(umask)
         os.fchmod(fd, 0o666 & ~umask)  # mkstemp creates 0600; give the file normal permissions
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                handle.writelines(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -433,8 +437,24 @@ def prepare_out_file(out: str | Path, option: str, example: str = "report") -> P
 def save_run(result: RunResult, out_dir: str | Path) -> Path:
     """Write `results.json` into `out_dir` atomically; return its path."""
     path = Path(out_dir) / RESULTS_FILE
-    write_atomic(path, result.model_dump_json(indent=2))
+    write_atomic(path, run_json(result))
     return path
+
+
+def run_json(result: RunResult) -> Iterator[str]:
+    """`result` as `model_dump_json(indent=2)` writes it, in pieces of one case each: a run of
+    50,000 cases is hundreds of MB as one string, which would double the peak memory of
+    writing it."""
+    empty = result.model_copy(update={"cases": []}).model_dump_json(indent=2)
+    head, tail = empty.rsplit('"cases": []', 1)
+    if not result.cases:
+        yield empty
+        return
+    yield head + '"cases": ['
+    for index, case in enumerate(result.cases):
+        text = case.model_dump_json(indent=2).replace("\n", "\n    ")
+        yield ("\n    " if index == 0 else ",\n    ") + text
+    yield "\n  ]" + tail
 
 
 def read_json_file(

@@ -165,12 +165,15 @@ async def evaluate_async(
     on_case: ProgressCallback | None = None,
     repeats: int = 1,
     min_scored_share: float = DEFAULT_MIN_SCORED_SHARE,
+    window: int | None = None,
 ) -> RunResult:
     """Evaluate every case; results keep the eval set's order whatever finishes first.
 
-    At most `concurrency` cases are in the pipeline at once; judging admits more (see
-    `JUDGE_WINDOW`) and the judge's own limit caps its calls. A blank answer scores 0 on
-    faithfulness and answer relevancy under every judge (`rules.empty_answer_result`).
+    At most `concurrency` cases are in the pipeline at once; judging admits more, `window`
+    cases at once (default: see `JUDGE_WINDOW`; a batch judge takes every case, so that one
+    round of calls carries them all), and the judge's own limit caps its calls. A blank answer
+    scores 0 on faithfulness and answer relevancy under every judge
+    (`rules.empty_answer_result`).
     Raises :class:`JudgeUnavailable` as soon as the judge can judge nothing (the other cases
     are cancelled); the result's `health` says whether every metric was measured.
     A pipeline or judge with only the minimal members is adapted (`ensure_pipeline`,
@@ -186,24 +189,35 @@ async def evaluate_async(
         raise ConfigError(str(exc)) from None
     concurrency = max(1, concurrency)
     in_pipeline = asyncio.Semaphore(concurrency)
-    in_judge = asyncio.Semaphore(max(16, JUDGE_WINDOW * concurrency))
+    case_results: list[CaseResult | None] = [None] * len(cases)
 
-    async def one(case: Case) -> CaseResult:
-        async with in_judge:
-            async with in_pipeline:
-                result = _start_result(case, lang, *await _run_pipeline(pipeline, case))
-            result = await _judge_result(case, result, judge, metrics, repeats)
+    async def one(index: int, case: Case) -> None:
+        async with in_pipeline:
+            result = _start_result(case, lang, *await _run_pipeline(pipeline, case))
+        result = await _judge_result(case, result, judge, metrics, repeats)
+        case_results[index] = result
         if on_case is not None:
             on_case(result)
-        return result
 
-    tasks = [asyncio.ensure_future(one(c)) for c in cases]
+    # Tasks are started as earlier ones finish, at most `window` at once: a task per case up
+    # front would hold tens of thousands of coroutines (and their frames) on a large eval set.
+    window = max(1, window) if window is not None else max(16, JUDGE_WINDOW * concurrency)
+    running: set[asyncio.Task[None]] = set()
     try:
-        case_results = list(await asyncio.gather(*tasks))
+        for index, case in enumerate(cases):
+            if len(running) >= window:
+                finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for task in finished:
+                    task.result()  # JudgeUnavailable (or a bug) ends the run here
+            running.add(asyncio.ensure_future(one(index, case)))
+        while running:
+            finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_EXCEPTION)
+            for task in finished:
+                task.result()
     except BaseException:
-        for task in tasks:
+        for task in running:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*running, return_exceptions=True)
         raise
     thresholds = {**DEFAULT_FAIL_THRESHOLDS, **(thresholds or {})}
     info = info or RunInfo()
@@ -215,8 +229,9 @@ async def evaluate_async(
         info.warnings = [*info.warnings, *warning.splitlines()]
     if stats := judge.stats():  # {}: no counters (the info's own, if any, stay)
         info.judge_stats = stats
+    judged = [result for result in case_results if result is not None]  # all of them
     return assemble_run(
-        judge.fingerprint(), info, case_results, metrics, thresholds, targets, min_scored_share
+        judge.fingerprint(), info, judged, metrics, thresholds, targets, min_scored_share
     )
 
 

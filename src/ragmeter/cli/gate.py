@@ -122,7 +122,7 @@ def baseline(
 ) -> None:
     """Promote a run to the baseline (atomically), so the gate tightens as the pipeline improves."""
     from ..config import load_settings
-    from ..results import load_run, write_atomic
+    from ..results import load_run, run_json, write_atomic
 
     with user_errors():
         target = to or (Path(p) if (p := load_settings(config).gate.baseline) else None)
@@ -131,7 +131,7 @@ def baseline(
         run = load_run(new)
         if target.is_dir():
             target = target / "results.json"
-        write_atomic(target, run.model_dump_json(indent=2))
+        write_atomic(target, run_json(run))
     typer.echo(
         f"baseline written to {target} ({run.summary.n_cases} cases, judge {run.judge.key()})"
     )
