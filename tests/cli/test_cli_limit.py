@@ -1,6 +1,7 @@
 """One name for the limit: `--limit N` lists at most N on every command that lists (failed
-cases for run, demo, report and merge; cases per list for compare; variants for vary). The
-older `--max-failures` still works, hidden from help."""
+cases for run, demo, report and merge; cases per list for compare; broken pairs for vary
+check; variants for vary). The older `--max-failures` and `--max-broken` still work, hidden
+from help."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typer.testing import CliRunner
 
 from ragmeter.cli import app
 from ragmeter.demo import demo_cases_path
+from ragmeter.results import save_run
+from test_vary import hand_made_run
 
 runner = CliRunner()
 PIPELINE = "ragmeter.demo.pipeline:answer_hallucinating"
@@ -78,14 +81,24 @@ def test_compare_lists_at_most_limit_cases_in_each_list(root: Path) -> None:
     assert f"… {regressed - 1} more (--limit, --format json)" in result.output
 
 
+@pytest.mark.parametrize("flag", ["--limit", "--max-broken"])
+def test_vary_check_lists_at_most_limit_broken_pairs(tmp_path: Path, flag: str) -> None:
+    save_run(hand_made_run(), tmp_path / "run")
+    result = invoke("vary", "check", tmp_path / "run", flag, "1")
+    assert result.exit_code == 0, result.output
+    assert "broken (3)" in result.output and "… and 2 more (--limit)" in result.output
+
+
 def test_a_negative_limit_is_refused(root: Path) -> None:
     result = invoke("report", root / "shard1", "--limit", "-1")
     assert result.exit_code == 2 and "--limit" in result.output
 
 
-@pytest.mark.parametrize("command", ["run", "demo", "report", "merge", "compare", "vary"])
+@pytest.mark.parametrize(
+    "command", ["run", "demo", "report", "merge", "compare", "vary", "vary check"]
+)
 def test_help_shows_only_limit(command: str) -> None:
-    result = invoke(command, "--help")
+    result = invoke(*command.split(), "--help")
     assert result.exit_code == 0
     assert "--limit" in result.output
-    assert "max-failures" not in result.output
+    assert "max-failures" not in result.output and "max-broken" not in result.output

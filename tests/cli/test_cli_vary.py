@@ -26,8 +26,8 @@ def test_vary_writes_a_lint_clean_set_and_says_what_it_skipped(tmp_path: Path) -
     assert result.exit_code == 0, result.output
     assert f"wrote 277 cases to {out}: 99 originals and 178 variants" in result.output
     assert "typo 98, out_of_scope 80" in result.output
-    assert "typo: 1 case(s), no word to misspell (en-040)" in result.output
-    assert "out_of_scope: 14 case(s), out of scope already" in result.output
+    assert "typo: 1 case, no word to misspell (en-040)" in result.output
+    assert "out_of_scope: 14 cases, out of scope already" in result.output
     assert "--pipeline MODULE:FUNCTION" in result.output  # the set needs a pipeline
     cases = load_cases(out)
     assert cases[1].id == "en-001~typo"
@@ -104,7 +104,7 @@ def test_check_prints_the_table_and_the_broken_pairs(tmp_path: Path) -> None:
     assert "broken (3)" in result.output
     assert "o~typo faithfulness: expected same, 0.90 → 0.50 [origin o]" in result.output
     assert "o~out_of_scope answer_relevancy: expected abstains, scored 0.00" in result.output
-    assert "1 pair(s): variant unscored: judge error: x (o~typo)" in result.output
+    assert "1 pair: variant unscored: judge error: x (o~typo)" in result.output
 
     failing = invoke("vary", "check", tmp_path / "run", "--fail-on-broken")
     assert failing.exit_code == 1

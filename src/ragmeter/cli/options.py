@@ -85,7 +85,7 @@ def wants_json(output_format: OutputFormat, legacy_json: bool) -> bool:
 FailuresLimitOpt = Annotated[int, typer.Option("--limit", min=0, help="Failed cases to list.")]
 """`--limit N`: at most N listed, the one name every command gives its limit."""
 
-LEGACY_SPELLINGS: dict[str, str] = {"max-failures": "limit"}
+LEGACY_SPELLINGS: dict[str, str] = {"max-failures": "limit", "max-broken": "limit"}
 """Option names that still work, hidden from help, and the name each has now."""
 
 

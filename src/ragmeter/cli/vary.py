@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..report.words import counted
 from ._app import app, fail, make_console, user_errors
 from .options import FormatOpt, LegacyJsonOpt, OutputFormat, wants_json
 
@@ -102,7 +103,8 @@ def _print_variation(variation: object, out: Path, console: Console) -> None:
         ids = ", ".join(skipped.case_ids[:_SHOWN])
         more = f", … ({len(skipped.case_ids)} in all)" if len(skipped.case_ids) > _SHOWN else ""
         console.print(
-            f"  {skipped.kind}: {len(skipped.case_ids)} case(s), {skipped.reason} ({ids}{more})",
+            f"  {skipped.kind}: {counted(len(skipped.case_ids), 'case')}, {skipped.reason} "
+            f"({ids}{more})",
             soft_wrap=True,
             markup=False,
         )
@@ -133,7 +135,7 @@ def check(
     ),
     output_format: FormatOpt = OutputFormat.text,
     legacy_json: LegacyJsonOpt = False,
-    max_broken: int = typer.Option(20, "--max-broken", min=0, help="Broken pairs to list."),
+    max_broken: int = typer.Option(20, "--limit", min=0, help="Broken pairs to list."),
 ) -> None:
     """Check a run over a varied eval set: which expected directions held and which broke.
 
@@ -198,7 +200,7 @@ def _print_check(result: object, console: Console, *, max_broken: int) -> None:
     for outcome in broken[:max_broken]:
         console.print(f"  {_describe(outcome)}", soft_wrap=True, markup=False)
     if len(broken) > max_broken:
-        console.print(f"  … and {len(broken) - max_broken} more (--max-broken)", markup=False)
+        console.print(f"  … and {len(broken) - max_broken} more (--limit)", markup=False)
     for status, title in (("unscored", "unscored"), ("not_checked", "not checked")):
         found = reasons(result.outcomes, status)  # type: ignore[arg-type]
         if found:
@@ -206,7 +208,7 @@ def _print_check(result: object, console: Console, *, max_broken: int) -> None:
         for reason, n, ids in found:
             more = f", … ({len(ids)} variants)" if len(ids) > _SHOWN_PAIRS else ""
             console.print(
-                f"  {n} pair(s): {reason} ({', '.join(ids[:_SHOWN_PAIRS])}{more})",
+                f"  {counted(n, 'pair')}: {reason} ({', '.join(ids[:_SHOWN_PAIRS])}{more})",
                 soft_wrap=True,
                 markup=False,
             )
