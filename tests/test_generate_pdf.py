@@ -206,6 +206,20 @@ def test_without_pypdf_pdfs_are_skipped_in_one_warning_line_saying_how_to_instal
     ]
 
 
+def test_a_folder_of_pdfs_without_pypdf_fails_saying_why(
+    pdf_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pypdf", None)
+    out = tmp_path / "gen.jsonl"
+    result = CliRunner().invoke(app, ["generate", str(pdf_dir), "-o", str(out)])
+    assert result.exit_code == 2 and not out.exists()
+    assert result.stderr.splitlines() == [
+        "  skipped 2 files (handbook.pdf, 手册.pdf): PDF not read: pypdf is not installed "
+        "(pip install 'ragmeter[pdf]')",
+        f"error: {pdf_dir}: no document could be read (the files skipped are listed above)",
+    ]
+
+
 def test_the_cli_generates_from_a_folder_of_pdfs(pdf_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "gen.jsonl"
     result = CliRunner().invoke(app, ["generate", str(pdf_dir), "-o", str(out), "--n", "8"])

@@ -77,6 +77,10 @@ def generate(
             fail(f"--out {out}: the eval set is written as JSONL; name it *.jsonl")
         documents, skipped_files = load_documents(docs, lang)  # type: ignore[arg-type]
         if not documents:
+            for line in _skipped_lines(skipped_files):
+                typer.echo(line, err=True)
+            if skipped_files:
+                fail(f"{docs}: no document could be read (the files skipped are listed above)")
             fail(f"{docs}: no documents to read (.md, .markdown, .txt, .html, .htm, .pdf)")
         if model is None:
             result = generate_extractive(documents, n=n, seed=seed, chunk_size=chunk_size)
@@ -131,16 +135,8 @@ def _print_generated(
             soft_wrap=True,
             markup=False,
         )
-    by_reason: dict[str, list[str]] = {}
-    for skipped in skipped_files:
-        by_reason.setdefault(skipped.reason, []).append(skipped.path)
-    for reason, paths in by_reason.items():
-        # One line per reason: forty PDFs without pypdf make one warning, not forty.
-        shown = ", ".join(paths[:_SHOWN]) + (
-            f", … ({len(paths)} in all)" if len(paths) > _SHOWN else ""
-        )
-        what = f"{len(paths)} files ({shown})" if len(paths) > 1 else shown
-        console.print(f"  skipped {what}: {reason}", soft_wrap=True, markup=False)
+    for line in _skipped_lines(skipped_files):
+        console.print(line, soft_wrap=True, markup=False)
     for reason, items in result.skipped.items():
         shown = ", ".join(items[:_SHOWN])
         more = f", … ({len(items)} in all)" if len(items) > _SHOWN else ""
@@ -148,3 +144,18 @@ def _print_generated(
             f"  left out {len(items)}: {reason} ({shown}{more})", soft_wrap=True, markup=False
         )
     console.print(f"next: review {out}, then ragmeter lint {out}", soft_wrap=True, markup=False)
+
+
+def _skipped_lines(skipped_files: list[SkippedFile]) -> list[str]:
+    """A line per reason files were skipped: forty PDFs without pypdf make one, not forty."""
+    by_reason: dict[str, list[str]] = {}
+    for skipped in skipped_files:
+        by_reason.setdefault(skipped.reason, []).append(skipped.path)
+    lines = []
+    for reason, paths in by_reason.items():
+        shown = ", ".join(paths[:_SHOWN]) + (
+            f", … ({len(paths)} in all)" if len(paths) > _SHOWN else ""
+        )
+        what = f"{len(paths)} files ({shown})" if len(paths) > 1 else shown
+        lines.append(f"  skipped {what}: {reason}")
+    return lines
