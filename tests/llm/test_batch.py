@@ -134,6 +134,19 @@ def test_a_line_error_leaves_that_metric_unscored(files, tmp_path):
     assert all(score is not None for m, score in others.items() if m != "faithfulness")
 
 
+def test_an_output_file_over_one_reply_bound_is_read_an_oversized_line_refused(files, tmp_path):
+    """The output file holds many replies: 4 MB (one reply's bound) does not cap it, while a
+    line over that bound is refused as an online reply would be."""
+    fault = Fault("oversized", schema="AnswerRelevancy", size=4_500_000, times=1)
+    with FakeOpenAI(Smart(), faults=[fault], batch_delay=0.05) as server:
+        result, data = _run(server, files, tmp_path, "run", "--batch")
+        output = server.batches.files[server.batches.batches["batch_fake_0"].output_file_id]
+    assert len(output.data) > 4_000_000
+    assert result.exit_code == 0, result.output
+    [reason] = _reasons(data)
+    assert "reply_too_large" in reason and "larger than 4,000,000 bytes" in reason
+
+
 def test_an_expired_batch_leaves_the_unanswered_calls_unscored(files, tmp_path):
     with FakeOpenAI(
         Smart(), batch_delay=0.05, batch_faults=[BatchFault("expired", done_share=0.5)]

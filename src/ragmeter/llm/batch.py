@@ -26,6 +26,7 @@ unscored with the reason.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sqlite3
 import threading
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._exceptions import JudgeUnavailable
 from .errors import LLMCallError, ResponseFormatRejected
+from .replycap import ACCEPT_ENCODING, MAX_REPLY_BYTES, cap_reply_size, too_large
 from .retry import _FORMAT_WORDS, AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
 
 if TYPE_CHECKING:
@@ -52,6 +54,9 @@ MAX_BYTES = 180 * 1024 * 1024
 """Bytes per batch file (OpenAI's limit is 200 MB)."""
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 """Batch statuses after which nothing changes."""
+FILE_BYTES_PER_LINE = 256 * 1024
+"""Bound on a batch output file, per request in it (plus one reply's bound): a judge reply with
+token log-probabilities is tens of KB; each line is also held to one reply's bound."""
 DEFAULT_POLL_SECONDS = 10.0
 DEFAULT_QUIET_SECONDS = 0.5
 
@@ -374,7 +379,8 @@ class BatchCollector:
         lines: dict[str, dict[str, Any]] = {}
         for file_id in (batch.output_file_id, batch.error_file_id):
             if file_id:
-                lines.update(_read_output(await self._download(sdk, file_id)))
+                data = await self._download(sdk, file_id, len(slots))
+                lines.update(_read_output(data))
         why = _batch_problem(batch)
         outcomes = {
             key: self._outcome(batch_id, slot, lines.get(key), why) for key, slot in slots.items()
@@ -420,9 +426,23 @@ class BatchCollector:
             self.stats.failed_lines += 1
             return exc
 
-    async def _download(self, sdk: Any, file_id: str) -> bytes:
-        content = await self._api(lambda: sdk.files.content(file_id))
-        return bytes(content.content)
+    async def _download(self, sdk: Any, file_id: str, requests: int) -> bytes:
+        """A batch's output or error file, under a bound that grows with its requests (the
+        judge client's own bound is one reply's)."""
+        import openai
+
+        limit = MAX_REPLY_BYTES + requests * FILE_BYTES_PER_LINE
+        http_client = openai.DefaultAsyncHttpxClient(
+            timeout=self.policy.timeout,
+            headers={"Accept-Encoding": ACCEPT_ENCODING},
+            event_hooks={"response": [functools.partial(cap_reply_size, limit=limit)]},
+        )
+        try:
+            files = sdk.with_options(http_client=http_client).files
+            content = await self._api(lambda: files.content(file_id))
+            return bytes(content.content)
+        finally:
+            await http_client.aclose()
 
     async def _api(self, call: Callable[[], Awaitable[T]], *, fatal: bool = False) -> T:
         """One batch-API request, with the retries online calls get."""
@@ -469,6 +489,9 @@ def _read_output(data: bytes) -> dict[str, dict[str, Any]]:
         except json.JSONDecodeError:
             continue
         if isinstance(record, dict) and isinstance(record.get("custom_id"), str):
+            if len(raw) > MAX_REPLY_BYTES:  # as online: refused, not cached
+                error = {"code": "reply_too_large", "message": str(too_large())}
+                record = {"custom_id": record["custom_id"], "response": None, "error": error}
             out[record["custom_id"]] = record
     return out
 

@@ -36,11 +36,12 @@ def too_large(limit: int = MAX_REPLY_BYTES) -> InvalidReply:
     )
 
 
-async def cap_reply_size(response: Any) -> None:
-    """httpx response hook: bound the body of ``response`` to :data:`MAX_REPLY_BYTES`."""
+async def cap_reply_size(response: Any, limit: int = MAX_REPLY_BYTES) -> None:
+    """httpx response hook: bound the body of ``response`` to `limit` bytes (a batch's output
+    file, of many replies, gets a larger bound)."""
     length = response.headers.get("content-length", "")
-    if length.strip().isdigit() and int(length) > MAX_REPLY_BYTES:
-        raise too_large()
+    if length.strip().isdigit() and int(length) > limit:
+        raise too_large(limit)
     encoding = response.headers.get("content-encoding", "").strip().lower()
     if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
         raise InvalidReply(
@@ -51,7 +52,7 @@ async def cap_reply_size(response: Any) -> None:
     if decoder is not None:
         del response.headers["content-encoding"]  # decoded here, not again by httpx
     base = _byte_stream_class(type(response).__module__.partition(".")[0])
-    response.stream = _capped_stream_class(base)(response.stream, MAX_REPLY_BYTES, decoder)
+    response.stream = _capped_stream_class(base)(response.stream, limit, decoder)
 
 
 @functools.cache
