@@ -18,6 +18,7 @@ from .config import Settings, SettingsOverrides, apply_overrides, find_config, l
 from .judges.base import Judge, MinimalJudge, ensure_judge
 from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline
 from .results import CaseResult, RunInfo, RunResult, prepare_out_dir, save_run
+from .spool import CaseSpool
 from .vocabulary import METRICS, Lang, MetricName, Sample
 
 ProgressDisplay = Callable[[int, Judge], AbstractContextManager[Callable[[CaseResult], None]]]
@@ -127,6 +128,10 @@ def run_and_save(
     pipeline = ensure_pipeline(pipeline)  # a bare one gets the default timeout, name and aclose
     info = RunInfo(cases_file=cases_file, pipeline=pipeline_name or pipeline.name, shard=shard)
 
+    # Each case goes to disk as it is judged (next to results.json, unnamed, gone with the
+    # run); the summary, the report and results.json read them back one at a time.
+    spool = CaseSpool(len(cases), directory=out_dir)
+
     def judged(on_case: Callable[[CaseResult], None]) -> RunResult:
         coroutine = evaluate_async(
             cases,
@@ -143,6 +148,7 @@ def run_and_save(
             min_scored_share=settings.min_scored_share,
             # A batch judge sends a round of calls once every case waits on it: all at once.
             window=len(cases) if settings.judge.batch else None,
+            spool=spool,
         )
         return run_sync(coroutine, closing=(pipeline, judge))
 

@@ -17,7 +17,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -297,7 +297,7 @@ class RunResult(BaseModel):
     """Stage to fix first."""
     health: RunHealth | None = None
     """Whether every metric was measured on enough cases (None in files from before it)."""
-    cases: list[CaseResult]
+    cases: Sequence[CaseResult]
     """Every case, never dropped."""
 
     @model_validator(mode="before")
@@ -647,7 +647,7 @@ def _reconcile_metric(
     refuse: Callable[[str, str], ResultsError],
     where: str,
     stored: MetricSummary,
-    cases: list[CaseResult],
+    cases: Sequence[CaseResult],
     metric: MetricName,
     thresholds: dict[str, float],
 ) -> None:

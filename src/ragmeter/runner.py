@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._exceptions import JudgeUnavailable
@@ -19,6 +19,7 @@ from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline, run_case
 from .reasons import NO_RESULT, PIPELINE_ERROR, TOO_LONG, code_of, without_case_id
 from .redact import redact
 from .results import CaseResult, RunInfo, RunResult
+from .spool import CaseSpool
 from .summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
 from .vocabulary import (
     GENERATION_METRICS,
@@ -166,6 +167,7 @@ async def evaluate_async(
     repeats: int = 1,
     min_scored_share: float = DEFAULT_MIN_SCORED_SHARE,
     window: int | None = None,
+    spool: CaseSpool | None = None,
 ) -> RunResult:
     """Evaluate every case; results keep the eval set's order whatever finishes first.
 
@@ -177,7 +179,9 @@ async def evaluate_async(
     Raises :class:`JudgeUnavailable` as soon as the judge can judge nothing (the other cases
     are cancelled); the result's `health` says whether every metric was measured.
     A pipeline or judge with only the minimal members is adapted (`ensure_pipeline`,
-    `ensure_judge`); neither is closed here.
+    `ensure_judge`); neither is closed here. With a `spool` (as long as `cases`), each case
+    goes to it as it finishes and the run's `cases` are the spool: memory does not grow with
+    the eval set.
     """
     started = time.perf_counter()
     pipeline, judge = ensure_pipeline(pipeline), ensure_judge(judge)
@@ -189,13 +193,18 @@ async def evaluate_async(
         raise ConfigError(str(exc)) from None
     concurrency = max(1, concurrency)
     in_pipeline = asyncio.Semaphore(concurrency)
-    case_results: list[CaseResult | None] = [None] * len(cases)
+    if spool is not None and len(spool) != len(cases):
+        raise ValueError(f"a spool of {len(spool)} cases for {len(cases)} cases")
+    case_results: list[CaseResult | None] = [None] * (len(cases) if spool is None else 0)
 
     async def one(index: int, case: Case) -> None:
         async with in_pipeline:
             result = _start_result(case, lang, *await _run_pipeline(pipeline, case))
         result = await _judge_result(case, result, judge, metrics, repeats)
-        case_results[index] = result
+        if spool is None:
+            case_results[index] = result
+        else:
+            spool.put(index, result)
         if on_case is not None:
             on_case(result)
 
@@ -229,7 +238,9 @@ async def evaluate_async(
         info.warnings = [*info.warnings, *warning.splitlines()]
     if stats := judge.stats():  # {}: no counters (the info's own, if any, stay)
         info.judge_stats = stats
-    judged = [result for result in case_results if result is not None]  # all of them
+    judged: Sequence[CaseResult] = (
+        [result for result in case_results if result is not None] if spool is None else spool
+    )
     return assemble_run(
         judge.fingerprint(), info, judged, metrics, thresholds, targets, min_scored_share
     )
@@ -238,26 +249,30 @@ async def evaluate_async(
 def assemble_run(
     judge: JudgeFingerprint,
     info: RunInfo,
-    cases: list[CaseResult],
+    cases: Sequence[CaseResult],
     metrics: tuple[MetricName, ...],
     thresholds: Mapping[MetricName, float],
     targets: Mapping[MetricName, float] | None,
     min_scored_share: float | None,
 ) -> RunResult:
     """The run record of judged `cases`: their summary, diagnosis and health (None without a
-    `min_scored_share`), computed the one way a run and a merge of its shards both use."""
+    `min_scored_share`), computed the one way a run and a merge of its shards both use.
+    A :class:`CaseSpool` is kept as the run's cases, not copied into memory."""
     summary = summarize_run(cases, metrics, dict(thresholds))
     health = None
     if min_scored_share is not None:
         health = assess_run(summary, metrics, min_scored_share=min_scored_share)
-    return RunResult(
+    run = RunResult(
         judge=judge,
         run=info,
         summary=summary,
         diagnosis=diagnose(summary, dict(targets or {})),
         health=health,
-        cases=cases,
+        cases=[] if isinstance(cases, CaseSpool) else cases,
     )
+    if isinstance(cases, CaseSpool):
+        run.cases = cases  # validated when each was put; read from disk when walked
+    return run
 
 
 def evaluate(

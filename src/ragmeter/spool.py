@@ -1,0 +1,98 @@
+"""Judged cases kept on disk as they finish, so a run's memory does not grow with its cases.
+
+A :class:`CaseSpool` is the `cases` of a run that `ragmeter run` makes: each case is written
+to an unnamed temporary file as one JSON line the moment it is judged, and read back one at
+a time, in eval-set order, by whatever walks the run afterwards (the summary, the report, the
+writing of results.json). Only two integers per case stay in memory.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from array import array
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import overload
+
+from .results import CaseResult
+
+_MISSING = -1
+
+
+class CaseSpool(Sequence[CaseResult]):
+    """`CaseResult`s by eval-set position, stored in a temporary file that disappears with
+    the spool (it has no name on disk, so a killed run leaves nothing behind).
+
+    Cases are :meth:`put` in any order (as they finish) and read as a sequence in eval-set
+    order; reading a position not yet put raises IndexError naming it.
+    """
+
+    def __init__(self, size: int, directory: str | Path | None = None) -> None:
+        # Open for the spool's lifetime, not a block: closed by close() or with the spool.
+        self._file = tempfile.TemporaryFile(  # noqa: SIM115
+            mode="w+b", prefix=".ragmeter-cases-", dir=directory
+        )
+        self._offsets = array("q", [_MISSING]) * size
+        self._lengths = array("q", [0]) * size
+        self._end = 0
+        self._lock = threading.Lock()  # a report may read while nothing writes; cheap anyway
+
+    def put(self, index: int, case: CaseResult) -> None:
+        """Store the case judged at eval-set position `index` (0-based)."""
+        data = case.model_dump_json().encode("utf-8") + b"\n"
+        with self._lock:
+            self._file.seek(self._end)
+            self._file.write(data)
+            self._offsets[index], self._lengths[index] = self._end, len(data)
+            self._end += len(data)
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> CaseResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CaseResult]: ...
+
+    def __getitem__(self, index: int | slice) -> CaseResult | list[CaseResult]:
+        if isinstance(index, slice):
+            return [self._read(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"case {index} of {len(self)}: out of range")
+        return self._read(index)
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        for index in range(len(self)):
+            yield self._read(index)
+
+    def _read(self, index: int) -> CaseResult:
+        offset = self._offsets[index]
+        if offset == _MISSING:
+            raise IndexError(f"case {index} has not been judged yet")
+        with self._lock:
+            self._file.seek(offset)
+            data = self._file.read(self._lengths[index])
+        return CaseResult.model_validate_json(data)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every position has its case."""
+        return _MISSING not in self._offsets
+
+    def close(self) -> None:
+        """Delete the file now rather than when the spool is collected."""
+        self._file.close()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a list is
+
+    def __repr__(self) -> str:
+        return f"CaseSpool({len(self)} cases, {self._end:,} bytes)"
