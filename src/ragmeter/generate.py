@@ -1068,7 +1068,10 @@ def generate_llm(
     `client` (a :class:`ragmeter.llm.ChatClient`), one structured call per chunk (module
     docstring). A chunk without a usable reply is skipped and counted under its reason; an
     endpoint that refuses the key or the model stops it (:class:`JudgeUnavailable`)."""
-    return asyncio.run(_generate_llm(docs, client, n=n, seed=seed, chunk_size=chunk_size))
+    from ._sync import run_sync
+
+    generating = _generate_llm(docs, client, n=n, seed=seed, chunk_size=chunk_size)
+    return run_sync(generating, closing=(client,))
 
 
 async def _generate_llm(
@@ -1101,87 +1104,84 @@ async def _generate_llm(
         result = await caller.ask(messages, schema, metric="generate", case_id=cid)
         return cid, chunk, result
 
-    try:
-        for lang in sorted(langs):
-            need = {cat: want.get((cat, lang), 0) for cat in ("normal", "typo")}
-            pool = list(
-                spread(
-                    [(cid, chunk) for cid, chunk in chunks if chunk.lang == lang],
-                    lambda item: item[1].doc_id,
-                    seed,
-                    f"llm-{lang}",
-                )
+    for lang in sorted(langs):
+        need = {cat: want.get((cat, lang), 0) for cat in ("normal", "typo")}
+        pool = list(
+            spread(
+                [(cid, chunk) for cid, chunk in chunks if chunk.lang == lang],
+                lambda item: item[1].doc_id,
+                seed,
+                f"llm-{lang}",
             )
-            turns = want.get(("multi_turn", lang), 0)
-            follow_pool = list(pool)
-            while follow_pool and turns:
-                k = min(BATCH, turns)
-                batch, follow_pool = follow_pool[:k], follow_pool[k:]
-                replies = await asyncio.gather(
-                    *(ask(cid, chunk, GeneratedFollowUp) for cid, chunk in batch)
-                )
-                for cid, chunk, result in replies:
-                    calls += result.usage.calls
-                    if not turns:
+        )
+        turns = want.get(("multi_turn", lang), 0)
+        follow_pool = list(pool)
+        while follow_pool and turns:
+            k = min(BATCH, turns)
+            batch, follow_pool = follow_pool[:k], follow_pool[k:]
+            replies = await asyncio.gather(
+                *(ask(cid, chunk, GeneratedFollowUp) for cid, chunk in batch)
+            )
+            for cid, chunk, result in replies:
+                calls += result.usage.calls
+                if not turns:
+                    continue
+                if result.value is None:
+                    _skip(skipped, SKIP_NO_REPLY, cid)
+                    continue
+                case = _llm_follow_up(result.value, chunk, cid, base, dedup)
+                if isinstance(case, str):
+                    _skip(skipped, case, cid)
+                    continue
+                case.id = _case_id(lang, "multi_turn", counters)
+                cases.append(case)
+                turns -= 1
+        need["normal"] += turns  # follow-ups the chunks did not give, made as normal ones
+        while pool and any(need.values()):
+            batch, pool = pool[:BATCH], pool[BATCH:]
+            replies = await asyncio.gather(*(ask(cid, chunk) for cid, chunk in batch))
+            for cid, chunk, result in replies:
+                calls += result.usage.calls
+                if result.value is None:
+                    _skip(skipped, SKIP_NO_REPLY, cid)
+                    continue
+                if not result.value.questions:
+                    _skip(skipped, SKIP_NONE, cid)
+                for item in result.value.questions:
+                    question, truth = item.question.strip(), item.ground_truth.strip()
+                    category = "normal" if need["normal"] else "typo" if need["typo"] else ""
+                    if not category:
+                        break
+                    reason = _refusal(question, truth, chunk)
+                    meta: dict[str, Any] = dict(base)
+                    text = question
+                    if reason is None and category == "typo":
+                        typo = make_typo(question, lang, rng_for(seed, "typo", question))
+                        if typo is None:
+                            reason = "nothing in the question to misspell"
+                        else:
+                            text = typo.text
+                            meta.update(typo=typo.edit, clean_question=question)
+                    if reason is None and not dedup.admits(
+                        *dict.fromkeys((question, text)), truth=truth
+                    ):
+                        reason = SKIP_DUPLICATE
+                    if reason is not None:
+                        _skip(skipped, reason, cid)
                         continue
-                    if result.value is None:
-                        _skip(skipped, SKIP_NO_REPLY, cid)
-                        continue
-                    case = _llm_follow_up(result.value, chunk, cid, base, dedup)
-                    if isinstance(case, str):
-                        _skip(skipped, case, cid)
-                        continue
-                    case.id = _case_id(lang, "multi_turn", counters)
-                    cases.append(case)
-                    turns -= 1
-            need["normal"] += turns  # follow-ups the chunks did not give, made as normal ones
-            while pool and any(need.values()):
-                batch, pool = pool[:BATCH], pool[BATCH:]
-                replies = await asyncio.gather(*(ask(cid, chunk) for cid, chunk in batch))
-                for cid, chunk, result in replies:
-                    calls += result.usage.calls
-                    if result.value is None:
-                        _skip(skipped, SKIP_NO_REPLY, cid)
-                        continue
-                    if not result.value.questions:
-                        _skip(skipped, SKIP_NONE, cid)
-                    for item in result.value.questions:
-                        question, truth = item.question.strip(), item.ground_truth.strip()
-                        category = "normal" if need["normal"] else "typo" if need["typo"] else ""
-                        if not category:
-                            break
-                        reason = _refusal(question, truth, chunk)
-                        meta: dict[str, Any] = dict(base)
-                        text = question
-                        if reason is None and category == "typo":
-                            typo = make_typo(question, lang, rng_for(seed, "typo", question))
-                            if typo is None:
-                                reason = "nothing in the question to misspell"
-                            else:
-                                text = typo.text
-                                meta.update(typo=typo.edit, clean_question=question)
-                        if reason is None and not dedup.admits(
-                            *dict.fromkeys((question, text)), truth=truth
-                        ):
-                            reason = SKIP_DUPLICATE
-                        if reason is not None:
-                            _skip(skipped, reason, cid)
-                            continue
-                        dedup.add(*dict.fromkeys((question, text)), truth=truth)
-                        need[category] -= 1
-                        cases.append(
-                            _source_case(
-                                _case_id(lang, category, counters),
-                                category,
-                                text,
-                                truth,
-                                chunk,
-                                cid,
-                                meta,
-                            )
+                    dedup.add(*dict.fromkeys((question, text)), truth=truth)
+                    need[category] -= 1
+                    cases.append(
+                        _source_case(
+                            _case_id(lang, category, counters),
+                            category,
+                            text,
+                            truth,
+                            chunk,
+                            cid,
+                            meta,
                         )
-    finally:
-        await client.aclose()
+                    )
     oos = {lang: want.get(("out_of_scope", lang), 0) for lang in sorted(langs)}
     cases += out_of_scope_cases(docs, oos, seed, "llm", dedup, counters, skipped)
     return Generated(
