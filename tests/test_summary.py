@@ -1,3 +1,6 @@
+import random
+from collections import Counter
+
 import pytest
 
 from ragmeter.diagnosis import diagnose
@@ -5,6 +8,7 @@ from ragmeter.judges.base import MetricResult
 from ragmeter.results import CaseResult
 from ragmeter.stats import bootstrap_ci, histogram
 from ragmeter.summary import failed_cases, summarize_run
+from ragmeter.vocabulary import METRICS
 
 
 def _case(cid, category="normal", **scores):
@@ -211,3 +215,257 @@ def test_reasons_without_a_code_get_one_from_their_wording():
         "no_points",
         "other",
     ]
+
+
+# The reference oracle: `summarize_run`, `summarize_metric` and `group_unscored` as they were
+# before the one-pass SummaryBuilder (issue 16), copied verbatim apart from the names, so that
+# the builder is checked against the implementation it replaced on many random runs.
+
+
+def _oracle_summarize_metric(cases, metric, threshold=None, *, with_ci=True, first_only=False):
+    from ragmeter.reasons import NOT_JUDGED, unscored_code, without_case_id
+    from ragmeter.results import MetricSummary
+    from ragmeter.stats import mean
+    from ragmeter.summary import _bounded_reasons
+
+    scores: list[float] = []
+    causes: Counter[tuple[str, str]] = Counter()
+    for case in cases:
+        result = case.metrics.get(metric)
+        if result is None:
+            causes[("not_judged", NOT_JUDGED)] += 1
+            continue
+        value = result.score if first_only else case.aggregate_score(metric)
+        if value is None:
+            cause = without_case_id(result.unscored_reason or "unscored", case.id)
+            causes[(unscored_code(result), cause)] += 1
+        else:
+            scores.append(value)
+    return MetricSummary(
+        mean=mean(scores),
+        ci=bootstrap_ci(scores) if with_ci else None,
+        n_scored=len(scores),
+        n_unscored=sum(causes.values()),
+        unscored_reasons=_bounded_reasons(causes),
+        n_failed=sum(s < threshold for s in scores) if threshold is not None else 0,
+        threshold=threshold,
+        histogram=histogram(scores),
+    )
+
+
+def _oracle_summarize_run(cases, metrics=METRICS, thresholds=None):
+    from ragmeter.results import RunSummary
+    from ragmeter.summary import DEFAULT_FAIL_THRESHOLDS
+
+    thresholds = {**DEFAULT_FAIL_THRESHOLDS, **(thresholds or {})}
+    by_category: dict[str, list[CaseResult]] = {}
+    for case in cases:
+        by_category.setdefault(case.category, []).append(case)
+    return RunSummary(
+        metrics={m: _oracle_summarize_metric(cases, m, thresholds.get(m)) for m in metrics},
+        by_category={
+            cat: {m: _oracle_summarize_metric(members, m, thresholds.get(m)) for m in metrics}
+            for cat, members in sorted(by_category.items())
+        },
+        n_cases=len(cases),
+        n_pipeline_errors=sum(c.pipeline_error is not None for c in cases),
+        unscored_groups=_oracle_group_unscored(cases, metrics),
+    )
+
+
+def _oracle_unscored(cases, metrics):
+    from ragmeter.reasons import unscored_code, without_case_id
+
+    for case in cases:
+        for metric in metrics:
+            result = case.metrics.get(metric)
+            if result is not None and result.score is None:
+                cause = without_case_id(result.unscored_reason or "unscored", case.id)
+                yield case, metric, (unscored_code(result), cause)
+
+
+def _oracle_group_unscored(cases, metrics=METRICS):
+    from ragmeter.reasons import BY_DESIGN_CODES, short_cause
+    from ragmeter.results import UnscoredGroup
+    from ragmeter.summary import EXAMPLE_IDS, MAX_CAUSES_PER_CODE, _other_causes
+
+    counts = Counter(key for _, _, key in _oracle_unscored(cases, metrics))
+    own: set[tuple[str, str]] = set()
+    n_own: Counter[str] = Counter()
+    n_merged: Counter[str] = Counter()
+    for key, _ in counts.most_common():  # ties: first seen first
+        if n_own[key[0]] < MAX_CAUSES_PER_CODE:
+            n_own[key[0]] += 1
+            own.add(key)
+        else:
+            n_merged[key[0]] += 1
+    del counts
+    groups: dict[tuple[str, str], UnscoredGroup] = {}
+    last_case: dict[tuple[str, str], str] = {}
+    for case, metric, key in _oracle_unscored(cases, metrics):
+        code, cause = key
+        if key not in own:
+            key = (code, "")  # the code's shared group
+        group = groups.get(key)
+        if group is None:
+            shared = key not in own
+            group = groups[key] = UnscoredGroup(
+                cause=_other_causes(code, n_merged[code]) if shared else short_cause(cause),
+                code=code,
+                n_causes=n_merged[code] if shared else 1,
+                metrics=[],
+                n_cases=0,
+                n_results=0,
+                by_design=code in BY_DESIGN_CODES,
+            )
+        group.n_results += 1
+        if metric not in group.metrics:
+            group.metrics.append(metric)
+        if last_case.get(key) != case.id:
+            last_case[key] = case.id
+            group.n_cases += 1
+            if len(group.example_ids) < EXAMPLE_IDS:
+                group.example_ids.append(case.id)
+    for group in groups.values():
+        group.metrics.sort(key=metrics.index)
+    return sorted(groups.values(), key=lambda g: (g.by_design, -g.n_cases, g.cause))
+
+
+_LONG = "pipeline error: " + "x" * 400  # causes that differ past MAX_CAUSE_CHARS read the same
+
+
+def _random_reason(rng: random.Random, cid: str) -> tuple[str, str | None]:
+    """An unscored reason and its code (None: read from the wording), drawn so that runs hold
+    several codes, many distinct causes per code, by-design ones and ids to take out."""
+    from ragmeter.reasons import code_of
+
+    kind = rng.randrange(8)
+    if kind == 0:
+        reason = f"pipeline error: KeyError: 'doc-{rng.randrange(14)}'"
+    elif kind == 1:
+        reason = f"pipeline error: no answer for case '{cid}' in answers.jsonl"
+    elif kind == 2:
+        reason = f"judge error: RuntimeError: boom {rng.randrange(9)}"
+    elif kind == 3:
+        reason = f"{_LONG} {rng.randrange(3)}"
+    elif kind == 4:
+        reason = REFUSAL
+    elif kind == 5:
+        reason = "not applicable: out-of-scope case"
+    elif kind == 6:
+        reason = f"judge m at http://x timed out after {rng.randrange(3)}s (3 retries exhausted)"
+    else:
+        reason = f"something a plugin says {rng.randrange(20)}"
+    return reason, code_of(reason) if rng.random() < 0.5 else None
+
+
+def _random_run(seed: int) -> tuple[list[CaseResult], tuple[str, ...], dict[str, float]]:
+    rng = random.Random(seed)
+    metrics = tuple(rng.sample(METRICS, rng.randint(1, len(METRICS))))
+    thresholds = {m: rng.choice([0.3, 0.5, 0.9]) for m in metrics if rng.random() < 0.3}
+    values = [0.0, 0.25, 0.5, 1.0] if rng.random() < 0.5 else None  # ties, or any float
+    cases = []
+    for i in range(rng.randrange(rng.choice([3, 30, 120]))):
+        cid = f"case-{i}"
+        judged = {}
+        repeats = {}
+        for metric in metrics:
+            if rng.random() < 0.1:
+                continue  # not judged
+            if rng.random() < 0.45:
+                reason, code = _random_reason(rng, cid)
+                result = MetricResult.unscored(metric, reason, reason_code=code)
+            else:
+                score = rng.choice(values) if values else rng.random()
+                result = MetricResult(metric=metric, score=score)
+            judged[metric] = result
+            if rng.random() < 0.2:
+                more = [rng.choice([None, rng.random(), 0.5]) for _ in range(rng.randint(1, 3))]
+                repeats[metric] = [result.score, *more]
+        cases.append(
+            CaseResult(
+                id=cid,
+                question="q",
+                category=rng.choice(["normal", "typo", "multi_hop"]),
+                pipeline_error="boom" if rng.random() < 0.1 else None,
+                metrics=judged,
+                repeats=repeats,
+            )
+        )
+    return cases, metrics, thresholds
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_one_pass_builder_equals_the_previous_summary_on_random_runs(chunk):
+    from ragmeter.summary import SummaryBuilder, group_unscored, summarize_metric
+
+    for seed in range(chunk * 50, chunk * 50 + 50):
+        cases, metrics, thresholds = _random_run(seed)
+        expected = _oracle_summarize_run(cases, metrics, thresholds)
+        builder = SummaryBuilder(metrics, thresholds)
+        for case in cases:
+            builder.add(case)
+        assert builder.build() == expected, seed
+        assert summarize_run(iter(cases), metrics, thresholds) == expected, seed
+        assert group_unscored(cases, metrics) == expected.unscored_groups, seed
+        for metric in metrics:
+            for first_only in (False, True):
+                assert summarize_metric(
+                    cases, metric, 0.5, with_ci=False, first_only=first_only
+                ) == _oracle_summarize_metric(
+                    cases, metric, 0.5, with_ci=False, first_only=first_only
+                ), (seed, metric)
+
+
+def test_the_random_runs_reach_every_bound():
+    # The property test above is only as good as its runs: check that they merge causes, cut
+    # reasons, re-judge, and hold cases with two causes of one code.
+    from ragmeter.reasons import unscored_code
+    from ragmeter.summary import MAX_REASONS
+
+    def two_causes_of_one_code(case):
+        codes = [
+            unscored_code(r)
+            for r in {r.unscored_reason: r for r in case.metrics.values()}.values()
+            if r.score is None
+        ]
+        return len(codes) > len(set(codes))
+
+    seen = Counter()
+    for seed in range(200):
+        cases, metrics, _ = _random_run(seed)
+        summary = _oracle_summarize_run(cases, metrics)
+        groups = summary.unscored_groups
+        seen["merged"] += any(g.n_causes > 1 and g.n_cases > 1 for g in groups)
+        seen["cut"] += any(
+            len(s.unscored_reasons) > MAX_REASONS
+            and any("other causes" in r for r in s.unscored_reasons)
+            for s in summary.metrics.values()
+        )
+        seen["rejudged"] += any(
+            c.score(m) is None and c.aggregate_score(m) is not None
+            for c in cases
+            for m in c.repeats
+        )
+        seen["two causes"] += any(two_causes_of_one_code(c) for c in cases)
+    assert len(seen) == 4 and min(seen.values()) >= 10, seen
+
+
+def test_a_case_with_two_rare_causes_counts_once_in_their_shared_group():
+    from ragmeter.summary import MAX_CAUSES_PER_CODE, SummaryBuilder
+
+    def failing(cid, *errors):
+        metrics = dict(zip(("faithfulness", "answer_relevancy"), errors, strict=False))
+        return _case(cid, **{m: f"pipeline error: {e}" for m, e in metrics.items()})
+
+    common = [
+        failing(f"c{i}-{k}", f"common {i}") for i in range(MAX_CAUSES_PER_CODE) for k in range(3)
+    ]
+    cases = [*common, failing("x", "rare 1", "rare 2"), failing("y", "rare 3")]
+    builder = SummaryBuilder(("faithfulness", "answer_relevancy"))
+    for case in cases:
+        builder.add(case)
+    (shared,) = [g for g in builder.build().unscored_groups if g.n_causes > 1]
+    assert (shared.n_causes, shared.n_cases, shared.n_results) == (3, 2, 3)
+    assert shared.example_ids == ["x", "y"]
+    assert shared.metrics == ["faithfulness", "answer_relevancy"]
