@@ -28,6 +28,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/scale.py
 	$(BIN)/python bench/vs_ragas.py
 	$(BIN)/python bench/llm_judge_costs.py
+	$(BIN)/python bench/batch_roundtrip.py
 	$(BIN)/python bench/gate_error_rates.py
 
 # The claim verifier's training (issue 10): its own venv with torch, resumable; MINUTES a run.
