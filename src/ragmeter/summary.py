@@ -137,7 +137,8 @@ class _CauseTally:
         """Order in which the causes were first seen."""
         self.n_results = 0
         self.n_cases = 0
-        self.metrics: set[MetricName] = set()
+        self.metrics = 0
+        """Bit i set: unscored on the run's i-th metric."""
         self.examples: list[tuple[int, str]] = []
         """(position, id) of the first :data:`EXAMPLE_IDS` cases."""
 
@@ -150,6 +151,7 @@ class _UnscoredTally:
 
     def __init__(self, metrics: tuple[MetricName, ...]) -> None:
         self.metrics = metrics
+        self._bit = {m: 1 << metrics.index(m) for m in metrics}
         self.causes: dict[Cause, _CauseTally] = {}  # first seen first
         self.together: dict[str, Counter[frozenset[int]]] = {}
         """Per code, the sets of its causes (by rank) met in one case, when more than one."""
@@ -165,7 +167,7 @@ class _UnscoredTally:
             if tally is None:
                 tally = self.causes[key] = _CauseTally(len(self.causes))
             tally.n_results += 1
-            tally.metrics.add(metric)
+            tally.metrics |= self._bit[metric]
             hit[key] = tally
         by_code: dict[str, list[int]] = {}
         for (code, _), tally in hit.items():
@@ -206,13 +208,15 @@ class _UnscoredTally:
         return sorted(groups, key=lambda g: (g.by_design, -g.n_cases, g.cause))
 
     def _group(self, code: str, tallies: list[_CauseTally]) -> UnscoredGroup:
-        metrics: set[MetricName] = set().union(*(t.metrics for t in tallies))
+        bits = 0
+        for t in tallies:
+            bits |= t.metrics
         examples = sorted({p: i for t in tallies for p, i in t.examples}.items())
         return UnscoredGroup(
             cause="",
             code=code,
             n_causes=len(tallies),
-            metrics=sorted(metrics, key=self.metrics.index),
+            metrics=[m for i, m in enumerate(self.metrics) if bits >> i & 1],
             n_cases=sum(t.n_cases for t in tallies),
             n_results=sum(t.n_results for t in tallies),
             example_ids=[case_id for _, case_id in examples[:EXAMPLE_IDS]],
