@@ -54,9 +54,6 @@ MAX_BYTES = 180 * 1024 * 1024
 """Bytes per batch file (OpenAI's limit is 200 MB)."""
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 """Batch statuses after which nothing changes."""
-FILE_BYTES_PER_LINE = 256 * 1024
-"""Bound on a batch output file, per request in it (plus one reply's bound): a judge reply with
-token log-probabilities is tens of KB; each line is also held to one reply's bound."""
 DEFAULT_POLL_SECONDS = 10.0
 DEFAULT_QUIET_SECONDS = 0.5
 
@@ -427,11 +424,12 @@ class BatchCollector:
             return exc
 
     async def _download(self, sdk: Any, file_id: str, requests: int) -> bytes:
-        """A batch's output or error file, under a bound that grows with its requests (the
-        judge client's own bound is one reply's)."""
+        """A batch's output or error file, read under one reply's bound per request in it (the
+        judge client's own bound is one reply's); each line is then held to one reply's bound,
+        so a runaway reply fails its call, not the batch."""
         import openai
 
-        limit = MAX_REPLY_BYTES + requests * FILE_BYTES_PER_LINE
+        limit = max(1, requests) * MAX_REPLY_BYTES
         http_client = openai.DefaultAsyncHttpxClient(
             timeout=self.policy.timeout,
             headers={"Accept-Encoding": ACCEPT_ENCODING},
