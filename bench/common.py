@@ -127,10 +127,17 @@ def run_ragmeter(
         load()  # the local MiniLM for answer relevancy: a one-off load, timed as setup
     setup = time.perf_counter() - setup_started
 
+    from ragmeter.spool import CaseSpool
+
     async def go() -> Any:
         try:
+            # As `ragmeter run` does: each judged case goes to disk, not into a list.
             return await evaluate_async(
-                cases, PrecomputedPipeline(), judge, concurrency=concurrency
+                cases,
+                PrecomputedPipeline(),
+                judge,
+                concurrency=concurrency,
+                spool=CaseSpool(len(cases)),
             )
         finally:
             await judge.aclose()

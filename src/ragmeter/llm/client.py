@@ -339,7 +339,10 @@ class ChatClient:
                 "/chat/completions",
                 cast_to=object,
                 body=body,
-                options={"timeout": self.policy.timeout},
+                # The request's own key as its idempotency key: the SDK would otherwise make a
+                # uuid4 per call (an os.urandom syscall, a few % of the client's time per call
+                # in bench/profile_calls.py), and a retry of the same request may share it.
+                options={"timeout": self.policy.timeout, "idempotency_key": key},
             )
 
         try:
