@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -128,35 +128,66 @@ def load_cases(path: str | Path) -> list[Case]:
     path = Path(path).expanduser()
     records = read_records(path, json_columns=_CASE_JSON_COLUMNS)
     if not records:
-        raise CaseFileError(
-            path, "the file has no cases; add at least one record with a 'question'"
-        )
+        raise _no_cases(path)
     cases: list[Case] = []
-    numbered_ids: set[str] = set()
-    first_line: dict[str, int] = {}
+    ids = _UniqueIds(path)
     for record in records:
         case, assigned = _case_from_record(path, record)
-        if case.id in first_line:
+        ids.add(case.id, assigned, record.line)
+        cases.append(case)
+    for case in cases:
+        if case.id in ids.numbered:
+            _mark_assigned(case)
+    return cases
+
+
+def open_cases(path: str | Path) -> Sequence[Case]:
+    """The eval set at `path`, loaded and validated as :func:`load_cases` does (the same
+    errors), but a .jsonl file is not held in memory: it is read once to validate it, then
+    each case is read again from the file when it is used (a
+    :class:`~ragmeter.case_file.CaseFile`), so memory stays flat however many cases it has.
+    JSON, YAML and CSV files are read whole, as :func:`load_cases` reads them (a list).
+    """
+    path = Path(path).expanduser()
+    if FORMATS.get(path.suffix.lower()) == "jsonl":
+        from .case_file import CaseFile
+
+        return CaseFile(path)
+    return load_cases(path)
+
+
+def _no_cases(path: Path) -> CaseFileError:
+    return CaseFileError(path, "the file has no cases; add at least one record with a 'question'")
+
+
+class _UniqueIds:
+    """The ids of an eval file's records so far: a repeated id is a located CaseFileError."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.first_line: dict[str, int] = {}
+        self.numbered: set[str] = set()
+        """Ids given to records that had none (their 1-based record number)."""
+
+    def add(self, case_id: str, assigned: bool, line: int) -> None:
+        """Take the id of the record at `line` (`assigned` if numbered), or raise if taken."""
+        first = self.first_line.get(case_id)
+        if first is not None:
             if assigned:
-                why = f"; this record has no id, so it was numbered {case.id}: give it an id"
-            elif case.id in numbered_ids:
+                why = f"; this record has no id, so it was numbered {case_id}: give it an id"
+            elif case_id in self.numbered:
                 why = "; that record has no id and was numbered by its position: give it an id"
             else:
                 why = "; ids must be unique: rename one of them"
             raise CaseFileError(
-                path,
-                f"duplicate id '{case.id}' (first used at line {first_line[case.id]}){why}",
-                line=record.line,
+                self.path,
+                f"duplicate id '{case_id}' (first used at line {first}){why}",
+                line=line,
                 field="id",
             )
-        first_line[case.id] = record.line
+        self.first_line[case_id] = line
         if assigned:
-            numbered_ids.add(case.id)
-        cases.append(case)
-    for case in cases:
-        if case.id in numbered_ids:
-            _mark_assigned(case)
-    return cases
+            self.numbered.add(case_id)
 
 
 def cases_from_rows(
@@ -276,6 +307,7 @@ __all__ = [
     "assigned_ids",
     "cases_from_rows",
     "load_cases",
+    "open_cases",
     "read_records",
     "record_fields",
     "validate_record",

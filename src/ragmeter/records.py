@@ -117,19 +117,22 @@ def read_records(path: str | Path, *, json_columns: Iterable[str] = ()) -> list[
         raw = _read_yaml(path, text)
     else:
         raw = _read_csv(path, text, frozenset(json_columns))
-    records = []
-    for number, (line, data) in enumerate(raw, start=1):
-        if not isinstance(data, dict):
-            raise CaseFileError(
-                path,
-                f"record {number} is {_kind(data)}, not an object; each record must map "
-                'field names to values, e.g. {"id": "q1", "question": "..."}',
-                line=line,
-            )
-        if not _plain(data):
-            _check_values(path, line, data)  # raises, naming the field
-        records.append(Record(number, line, data))
-    return records
+    return [located_record(path, number, line, data) for number, (line, data) in enumerate(raw, 1)]
+
+
+def located_record(path: Path, number: int, line: int, data: Any) -> Record:
+    """Record `number` of the file, parsed from source `line`, once it is known to be an
+    object holding only values results.json can carry (else a located CaseFileError)."""
+    if not isinstance(data, dict):
+        raise CaseFileError(
+            path,
+            f"record {number} is {_kind(data)}, not an object; each record must map "
+            'field names to values, e.g. {"id": "q1", "question": "..."}',
+            line=line,
+        )
+    if not _plain(data):
+        _check_values(path, line, data)  # raises, naming the field
+    return Record(number, line, data)
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -341,26 +344,33 @@ def _kind(value: object) -> str:
 def _read_text(path: Path) -> str:
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
-        raise CaseFileError(
-            path, f"file not found; check the path (relative to {Path.cwd()})"
-        ) from None
-    except IsADirectoryError:
-        raise CaseFileError(path, "is a directory; give the path of a file") from None
     except OSError as exc:
-        raise CaseFileError(path, f"cannot read the file: {exc.strerror or exc}") from None
+        raise unreadable(path, exc) from None
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise CaseFileError(
-            path,
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8 "
-            "(in Excel: 'CSV UTF-8')",
-            line=line,
-        ) from None
+        raise not_utf8(path, data[exc.start], line) from None
+
+
+def unreadable(path: Path, exc: OSError) -> CaseFileError:
+    """The error for an input file that cannot be opened or read."""
+    if isinstance(exc, FileNotFoundError):
+        return CaseFileError(path, f"file not found; check the path (relative to {Path.cwd()})")
+    if isinstance(exc, IsADirectoryError):
+        return CaseFileError(path, "is a directory; give the path of a file")
+    return CaseFileError(path, f"cannot read the file: {exc.strerror or exc}")
+
+
+def not_utf8(path: Path, byte: int, line: int) -> CaseFileError:
+    """The error for an input file whose `line` holds `byte`, the first one not UTF-8."""
+    return CaseFileError(
+        path,
+        f"not valid UTF-8 (byte 0x{byte:02x}); save the file as UTF-8 (in Excel: 'CSV UTF-8')",
+        line=line,
+    )
 
 
 class _DuplicateKeyError(ValueError):
@@ -385,26 +395,36 @@ def _duplicate_key(path: Path, exc: _DuplicateKeyError, line: int) -> CaseFileEr
 
 
 def _read_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
-    records = []
-    for line, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            records.append((line, json.loads(raw, object_pairs_hook=_no_duplicates)))
-        except json.JSONDecodeError as exc:
-            raise CaseFileError(
-                path,
-                f"invalid JSON: {exc.msg} (column {exc.colno}); each line of a .jsonl file "
-                "must be one complete JSON object",
-                line=line,
-            ) from None
-        except _DuplicateKeyError as exc:
-            raise _duplicate_key(path, exc, line) from None
-        except RecursionError:
-            raise CaseFileError(path, _too_deep(), line=line) from None
-        except ValueError:  # an integer of more than 4300 digits
-            raise CaseFileError(path, _TOO_MANY_DIGITS, line=line) from None
-    return records
+    return [
+        (line, jsonl_value(path, line, raw))
+        for line, raw in enumerate(text.split("\n"), start=1)
+        if not jsonl_blank(raw)
+    ]
+
+
+def jsonl_blank(raw: str) -> bool:
+    """Whether a line of a .jsonl file is blank, so skipped (it holds no record)."""
+    return not raw.strip()
+
+
+def jsonl_value(path: Path, line: int, raw: str) -> Any:
+    """The JSON value on a non-blank `line` of a .jsonl file (`raw`, decoded), or the located
+    CaseFileError: invalid JSON, a key twice in one object, too deep, too many digits."""
+    try:
+        return json.loads(raw, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise CaseFileError(
+            path,
+            f"invalid JSON: {exc.msg} (column {exc.colno}); each line of a .jsonl file "
+            "must be one complete JSON object",
+            line=line,
+        ) from None
+    except _DuplicateKeyError as exc:
+        raise _duplicate_key(path, exc, line) from None
+    except RecursionError:
+        raise CaseFileError(path, _too_deep(), line=line) from None
+    except ValueError:  # an integer of more than 4300 digits
+        raise CaseFileError(path, _TOO_MANY_DIGITS, line=line) from None
 
 
 _JSON_WS = re.compile(r"[ \t\n\r]*")

@@ -1,0 +1,195 @@
+"""A .jsonl eval set read from its file case by case, so memory does not grow with its size.
+
+:func:`ragmeter.cases.open_cases` gives a :class:`CaseFile` for a .jsonl file. Loading it
+reads the file once, line by line, and validates every record exactly as
+:func:`~ragmeter.cases.load_cases` does (the same checks, in the same order, so the same
+:class:`~ragmeter._exceptions.CaseFileError` for a bad file), but keeps only where each record
+is: its offset, length, line and checksum, four integers a case. A case is read and validated
+again from the file each time it is used.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import threading
+import weakref
+import zlib
+from array import array
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import overload
+
+from ._exceptions import CaseFileError
+from .cases import Case, _case_from_record, _mark_assigned, _no_cases, _UniqueIds
+from .records import jsonl_blank, jsonl_value, located_record, not_utf8, unreadable
+
+# What load_cases checks, in the order it checks it: the whole file's encoding, then every
+# line's JSON, then every record's values, then every record as a case. The first problem of
+# the earliest kind is the one it reports, so a pass over the file that meets a problem keeps
+# looking, for earlier kinds only, until the end.
+_ENCODING, _SYNTAX, _VALUES, _CASE, _NONE = range(5)
+
+
+class CaseFile(Sequence[Case]):
+    """The cases of a .jsonl eval set, read from the file when used (see the module doc).
+
+    Indexing and iterating give cases equal to :func:`~ragmeter.cases.load_cases`'s, a new
+    :class:`Case` on each access (records without an id numbered and known to
+    :func:`~ragmeter.cases.assigned_ids` as there). The file stays open until :meth:`close`,
+    the end of a ``with`` block, or the CaseFile being collected; reading is thread-safe. A
+    record whose bytes changed since loading is a CaseFileError naming its line, never
+    another case read silently.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        """The eval-set file."""
+        try:
+            # Open for the CaseFile's lifetime, not a block: closed by close() or with it.
+            # Unbuffered: a read is one system call and never a stale buffer.
+            file = self.path.open("rb", buffering=0)
+        except OSError as exc:
+            raise unreadable(self.path, exc) from None
+        self._file: io.RawIOBase = file
+        self._finalizer = weakref.finalize(self, file.close)
+        self._lock = threading.Lock()
+        self._offsets = array("q")
+        self._lengths = array("q")
+        self._lines = array("q")
+        self._checksums = array("L")
+        try:
+            self._scan()
+        except BaseException:
+            self.close()
+            raise
+
+    def _scan(self) -> None:
+        """Validate every record, as load_cases would, keeping where each one is."""
+        path = self.path
+        ids = _UniqueIds(path)
+        problem: CaseFileError | None = None
+        kind = _NONE  # of `problem`
+        number = 0  # records so far (non-blank lines)
+        offset = 0
+        lines = io.BufferedReader(self._file, buffer_size=1 << 16)
+        try:
+            for line, raw in enumerate(lines, start=1):
+                start, offset = offset, offset + len(raw)
+                if line == 1 and raw.startswith(codecs.BOM_UTF8):
+                    start += len(codecs.BOM_UTF8)
+                    raw = raw[len(codecs.BOM_UTF8) :]
+                raw = raw.removesuffix(b"\n")
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise not_utf8(path, raw[exc.start], line) from None
+                if kind <= _SYNTAX or jsonl_blank(text):
+                    continue
+                number += 1
+                step = _SYNTAX
+                try:
+                    value = jsonl_value(path, line, text)
+                    if kind <= _VALUES:
+                        continue
+                    step = _VALUES
+                    record = located_record(path, number, line, value)
+                    if kind <= _CASE:
+                        continue
+                    step = _CASE
+                    case, assigned = _case_from_record(path, record)
+                    ids.add(case.id, assigned, line)
+                except CaseFileError as exc:
+                    problem, kind = exc, step
+                    continue
+                self._offsets.append(start)
+                self._lengths.append(len(raw))
+                self._lines.append(line)
+                self._checksums.append(zlib.crc32(raw))
+        except OSError as exc:
+            raise unreadable(path, exc) from None
+        finally:
+            lines.detach()  # the file stays open for reading
+        if problem is not None:
+            raise problem
+        if not self._offsets:
+            raise _no_cases(path)
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> Case: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Case]: ...
+
+    def __getitem__(self, index: int | slice) -> Case | list[Case]:
+        if isinstance(index, slice):
+            return [self._read(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"case {index} of {len(self)}: out of range")
+        return self._read(index)
+
+    def __iter__(self) -> Iterator[Case]:
+        for index in range(len(self)):
+            yield self._read(index)
+
+    def _read(self, index: int) -> Case:
+        line = self._lines[index]
+        with self._lock:
+            if self._file.closed:
+                raise ValueError(f"{self!r} is closed")
+            raw = _read_at(self._file, self._offsets[index], self._lengths[index])
+        if len(raw) != self._lengths[index] or zlib.crc32(raw) != self._checksums[index]:
+            raise CaseFileError(
+                self.path,
+                "the file changed after it was loaded; load it again (and leave an eval set "
+                "untouched while a run reads it)",
+                line=line,
+            )
+        value = jsonl_value(self.path, line, raw.decode("utf-8"))
+        record = located_record(self.path, index + 1, line, value)
+        case, assigned = _case_from_record(self.path, record)
+        if assigned:
+            _mark_assigned(case)
+        return case
+
+    def close(self) -> None:
+        """Close the file now rather than when the CaseFile is collected."""
+        with self._lock:
+            self._finalizer()
+
+    def __enter__(self) -> CaseFile:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a list of the same cases
+
+    def __repr__(self) -> str:
+        return f"CaseFile('{self.path}', {len(self)} cases)"
+
+
+def _read_at(file: io.RawIOBase, offset: int, size: int) -> bytes:
+    """Up to `size` bytes of `file` from `offset` (fewer at its end)."""
+    file.seek(offset)
+    parts = []
+    while size > 0 and (part := file.read(size)):
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
