@@ -257,13 +257,17 @@ class SummaryBuilder:
         if category is None:
             category = self._by_category[case.category] = {m: _MetricTally() for m in self.metrics}
         causes: dict[MetricName, Cause] = {}
+        one: dict[Cause, Cause] = {}  # a cause met on several metrics is kept once, not per metric
         for metric, tally in self._overall.items():
             outcome = _outcome(case, metric)
+            if isinstance(outcome, tuple):
+                outcome = one.setdefault(outcome, outcome)
             tally.count(outcome)
             category[metric].count(outcome)
             result = case.metrics.get(metric)
             if result is not None and result.score is None:  # the first judgement, as shown
-                causes[metric] = outcome if isinstance(outcome, tuple) else _cause(case, result)
+                cause = outcome if isinstance(outcome, tuple) else _cause(case, result)
+                causes[metric] = one.setdefault(cause, cause)
         self._unscored.add(case.id, [(m, causes[m]) for m in self.metrics if m in causes])
 
     def build(self) -> RunSummary:
