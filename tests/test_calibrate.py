@@ -173,6 +173,7 @@ def test_run_report_shows_calibration_or_uncalibrated(tmp_path, monkeypatch):
     from ragmeter.config import Settings
     from ragmeter.evaluation import run_and_save
     from ragmeter.pipeline import PrecomputedPipeline
+    from ragmeter.report.inputs import ReportInputs
     from ragmeter.report.terminal import render_text
 
     monkeypatch.setenv("RAGMETER_CACHE_DIR", str(tmp_path / "cache"))
@@ -186,7 +187,7 @@ def test_run_report_shows_calibration_or_uncalibrated(tmp_path, monkeypatch):
         metrics=("faithfulness",),
     )
     assert before.run.calibration == []
-    assert "uncalibrated judge" in render_text(before)
+    assert "uncalibrated judge" in render_text(ReportInputs(before))
     path = tmp_path / "labels.jsonl"
     write_labels(path)
     store_calibration(
@@ -201,8 +202,9 @@ def test_run_report_shows_calibration_or_uncalibrated(tmp_path, monkeypatch):
         metrics=("faithfulness",),
     )
     assert [n.metric for n in after.run.calibration] == ["faithfulness"]
-    assert "faithfulness judge: AUROC" in render_text(after)
-    assert "vs people on" in render_text(after)
+    text = render_text(ReportInputs(after))
+    assert "faithfulness judge: AUROC" in text
+    assert "vs people on" in text
 
 
 def test_cli_with_openai_judge_against_fake_server(tmp_path, monkeypatch):

@@ -54,6 +54,7 @@ def test_markdown_mentions_nobody_and_reads_the_same():
     questions, answers, categories, reasons and warnings that may hold one (issue 13)."""
     import re
 
+    from ragmeter.report.inputs import ReportInputs
     from ragmeter.report.markdown import ZWJ, render_markdown
 
     mention = "ping @octocat and @acme/reviewers, mail ops@example.com"
@@ -68,7 +69,7 @@ def test_markdown_mentions_nobody_and_reads_the_same():
     ]
     result = run(cases)
     result.run.warnings.append(f"warned {mention}")
-    md = render_markdown(result)
+    md = render_markdown(ReportInputs(result))
     # What GitHub reads as a mention: `@name` after a non-word character.
     assert re.findall(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]", md) == []
     shown = md.replace(ZWJ, "")

@@ -10,6 +10,7 @@ import pytest
 
 from factories import case, judge, run
 from ragmeter.report.html import render_html
+from ragmeter.report.inputs import ReportInputs
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
@@ -88,7 +89,7 @@ def page(tmp_path_factory):
         ),
     ]
     path = tmp_path_factory.mktemp("html") / "report.html"
-    path.write_text(render_html(run(cases)), encoding="utf-8")
+    path.write_text(render_html(ReportInputs(run(cases))), encoding="utf-8")
     return path
 
 
@@ -127,7 +128,9 @@ def test_llm_verdict_probabilities_shown_next_to_the_verdicts(tmp_path):
     llm.metrics["context_precision"].evidence.chunks[1].score = 0.08
     bare = case("p-2", {"faithfulness": 0.2}, claims=[("Early.", "contradicted")])
     path = tmp_path / "llm.html"
-    path.write_text(render_html(run([llm, bare], judge_fp=judge("openai", "m"))), encoding="utf-8")
+    path.write_text(
+        render_html(ReportInputs(run([llm, bare], judge_fp=judge("openai", "m")))), encoding="utf-8"
+    )
     dom, log = _dump(path, "#case=p-1", tmp_path)
     assert '<span class="strength">P(supported) 0.03</span>' in dom
     assert '<span class="strength">P(useful) 0.08</span>' in dom

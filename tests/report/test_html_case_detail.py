@@ -12,6 +12,7 @@ import pytest
 from factories import case, run
 from html_viewer import NODE, open_report
 from ragmeter.report.html import render_html
+from ragmeter.report.inputs import ReportInputs
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="node missing")
 
@@ -24,7 +25,7 @@ def html() -> str:
     cases = [case(i, SCORES) for i in IDS]
     cases[2].lang = "zh"
     cases[2].question = "删掉的笔记能恢复吗？"
-    return render_html(run(cases))
+    return render_html(ReportInputs(run(cases)))
 
 
 def test_a_clicked_case_opens_under_its_row_and_scrolls_there_when_low(html):

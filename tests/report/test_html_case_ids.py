@@ -10,6 +10,7 @@ import pytest
 from factories import case, run
 from html_viewer import NODE, open_report
 from ragmeter.report.html import render_html
+from ragmeter.report.inputs import ReportInputs
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="node missing")
 
@@ -22,7 +23,7 @@ def _shown(html: str, fragment: str) -> dict[str, object]:
 def test_hash_and_ids_named_like_object_properties_find_the_case_or_nothing():
     scores = {"faithfulness": 0.9, "answer_relevancy": 0.9}
     ids = ["constructor", "__proto__", "refund-1"]
-    html = render_html(run([case(i, scores) for i in ids]))
+    html = render_html(ReportInputs(run([case(i, scores) for i in ids])))
     for fragment, opened in [
         ("#case=constructor", "constructor"),
         ("#case=__proto__", "__proto__"),
@@ -34,7 +35,7 @@ def test_hash_and_ids_named_like_object_properties_find_the_case_or_nothing():
         shown = _shown(html, fragment)
         assert shown == {"ready": "1", "rows": ids, "detail": heading, "detail_after": opened}
     # Without such a case, `constructor` is a missing id, not Object.prototype.constructor.
-    other = render_html(run([case("q1", scores)]))
+    other = render_html(ReportInputs(run([case("q1", scores)])))
     assert _shown(other, "#case=constructor") == {
         "ready": "1",
         "rows": ["q1"],

@@ -6,6 +6,7 @@ import re
 
 from factories import case, run
 from ragmeter.report.html import render_html
+from ragmeter.report.inputs import ReportInputs
 
 SANS_CJK = [
     "PingFang SC",  # macOS, iOS
@@ -31,7 +32,7 @@ def _rule(css: str, selector: str) -> str:
 
 
 def test_text_font_list_falls_back_to_cjk_fonts_of_each_system_then_sans_serif():
-    css = _style(render_html(run([case("q", {"faithfulness": 0.9})])))
+    css = _style(render_html(ReportInputs(run([case("q", {"faithfulness": 0.9})]))))
     text = _families(css, "--font-text")
     assert text[0] == "system-ui" and text[-1] == "sans-serif"
     for font in SANS_CJK:
@@ -43,7 +44,7 @@ def test_text_font_list_falls_back_to_cjk_fonts_of_each_system_then_sans_serif()
 
 
 def test_code_font_list_is_monospace_with_cjk_fallbacks():
-    css = _style(render_html(run([case("q", {"faithfulness": 0.9})])))
+    css = _style(render_html(ReportInputs(run([case("q", {"faithfulness": 0.9})]))))
     mono = _families(css, "--font-mono")
     assert mono[-1] == "monospace" and mono.index("Consolas") < mono.index("Noto Sans Mono CJK SC")
     for font in ("PingFang SC", "Microsoft YaHei", "Noto Sans CJK SC", "WenQuanYi Micro Hei"):

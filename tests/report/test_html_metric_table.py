@@ -11,6 +11,7 @@ import pytest
 
 from factories import case, run
 from ragmeter.report.html import render_html
+from ragmeter.report.inputs import ReportInputs
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
@@ -42,7 +43,7 @@ def test_scores_and_metric_names_stay_on_one_line_beside_long_notes(tmp_path: Pa
         "question/answer similarity 0.45",
         "the answer is about saml, not webhooks (the subject of the conversation)",
     ] * 2
-    html = render_html(run([long]))
+    html = render_html(ReportInputs(run([long])))
     # The report lets only its own scripts run; the probe needs the policy gone.
     html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html)
     page = tmp_path / "report.html"

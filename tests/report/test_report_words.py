@@ -4,6 +4,7 @@ import json
 
 from factories import case, run
 from ragmeter.report.html import render_html
+from ragmeter.report.inputs import ReportInputs
 from ragmeter.report.json_report import render_json
 from ragmeter.report.markdown import render_markdown
 from ragmeter.report.terminal import render_text
@@ -33,7 +34,7 @@ def test_counted_nouns():
 
 
 def test_one_case_is_not_one_cases_in_any_report():
-    single = run([case("only", SCORES)])
+    single = ReportInputs(run([case("only", SCORES)]))
     for text in (render_text(single), render_markdown(single), render_html(single)):
         assert "1 case " in text or "1 case<" in text
         assert "1 cases" not in text
@@ -42,28 +43,28 @@ def test_one_case_is_not_one_cases_in_any_report():
 def test_the_judge_spend_is_in_every_report():
     result = _run_with_spend()
     line = spend_line(result)
-    assert line == (
-        "judge spent: 12 calls (3 cached), 12,345 tokens, $0.0123 of a $0.5 budget"
-    )
-    assert line in render_text(result)
-    assert f"- {line}" in render_markdown(result)
-    assert f"<li>{line}</li>" in render_html(result)
-    assert json.loads(render_json(result))["judge_spend"]["cost"] == 0.01234
+    assert line == "judge spent: 12 calls (3 cached), 12,345 tokens, $0.0123 of a $0.5 budget"
+    report = ReportInputs(result)
+    assert line in render_text(report)
+    assert f"- {line}" in render_markdown(report)
+    assert f"<li>{line}</li>" in render_html(report)
+    assert json.loads(render_json(report))["judge_spend"]["cost"] == 0.01234
 
 
 def test_a_judge_that_made_no_calls_shows_no_spend():
     result = run([case("a", SCORES)])
     assert spend_line(result) == ""
-    assert "judge spent" not in render_markdown(result) + render_html(result)
+    report = ReportInputs(result)
+    assert "judge spent" not in render_markdown(report) + render_html(report)
 
 
 def test_reports_of_a_partial_run_show_only_the_judged_metrics():
     partial = run([case("a", {"faithfulness": 0.9}), case("b", {"faithfulness": 0.2})])
-    text = render_text(partial)
+    text = render_text(ReportInputs(partial))
     by_category = text[text.index("By category") :]
     assert "faithfulness" in by_category
     assert "context_recall" not in by_category and "answer_relevancy" not in by_category
-    page = render_html(partial)
+    page = render_html(ReportInputs(partial))
     assert '"metrics": ["faithfulness"]' in page or '"metrics":["faithfulness"]' in page
     assert "failing context_recall" not in page
 

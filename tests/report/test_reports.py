@@ -5,6 +5,7 @@ import xml.etree.ElementTree as ET
 from factories import case, judge, run, uniform_run
 from ragmeter.report.failures import explain
 from ragmeter.report.html import json_for_script, render_html
+from ragmeter.report.inputs import ReportInputs, report_inputs
 from ragmeter.report.json_report import render_json
 from ragmeter.report.junit import render_junit
 from ragmeter.report.markdown import md_escape, render_markdown
@@ -52,7 +53,7 @@ def _run():
 
 
 def test_markdown_has_summary_diagnosis_failures_and_escapes_user_text():
-    text = render_markdown(_run())
+    text = render_markdown(ReportInputs(_run()))
     assert "| faithfulness | generation | 0.767 |" in text
     assert "### Diagnosis" in text
     assert "Failed cases (2 case × metric below threshold)" in text
@@ -65,14 +66,14 @@ def test_markdown_has_summary_diagnosis_failures_and_escapes_user_text():
 def test_markdown_comparison_with_baseline():
     base = uniform_run(20, {"context_recall": 0.9})
     new = uniform_run(20, {"context_recall": [0.9 - 0.3 * (i % 2) for i in range(20)]})
-    text = render_markdown(new, baseline=base)
+    text = render_markdown(report_inputs(new, base))
     assert "### Compared with the baseline" in text
     assert "| context_recall | 20 | 0.900 | 0.750 | -0.150 🔻 |" in text
     assert "Regressed cases (10), worst first" in text
 
 
 def test_junit_one_testcase_per_case_and_metric():
-    root = ET.fromstring(render_junit(_run()))
+    root = ET.fromstring(render_junit(ReportInputs(_run())))
     assert root.get("tests") == "12"
     assert root.get("failures") == "2"  # a: faithfulness 0.4 < 0.7; b: recall 0.2 < 0.5
     assert root.get("skipped") == "1"
@@ -86,14 +87,14 @@ def test_junit_one_testcase_per_case_and_metric():
 
 def test_json_report_is_the_summary_dict_plus_diagnosis():
     r = _run()
-    data = json.loads(render_json(r))
+    data = json.loads(render_json(ReportInputs(r)))
     assert data["summary"] == json.loads(json.dumps(r.summary_dict()))
     assert data["diagnosis"]["headline"] == r.diagnosis.headline
     assert set(data["by_category"]) == {"normal", "typo"}
 
 
 def test_html_is_self_contained_and_embeds_user_text_safely():
-    page = render_html(_run())
+    page = render_html(ReportInputs(_run()))
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in page
     data_block = page.split('id="ragmeter-data">', 1)[1].split("</script>", 1)[0]
@@ -136,14 +137,14 @@ LLM_LINES = (
 def test_llm_verdict_probabilities_shown_with_failed_case_evidence():
     for kind in ("openai", "llama"):
         r = _judged_run(kind)
-        text = render_text(r, width=200)
-        markdown = render_markdown(r).replace("\\", "")
-        junit = ET.fromstring(render_junit(r))
+        text = render_text(ReportInputs(r), width=200)
+        markdown = render_markdown(ReportInputs(r)).replace("\\", "")
+        junit = ET.fromstring(render_junit(ReportInputs(r)))
         failures = "\n".join(f.text for f in junit.iter("failure"))
         for line in LLM_LINES:
             assert line in text and line in markdown and line in failures, (kind, line)
         assert "0.91" not in text  # supported claims are no failure
-        data = _html_detail_data(render_html(r))
+        data = _html_detail_data(render_html(ReportInputs(r)))
         assert data["strength"] == {
             "claim": "P(supported)",
             "point": "P(supported)",
@@ -157,28 +158,30 @@ def test_llm_verdict_probabilities_shown_with_failed_case_evidence():
 
 def test_verdicts_without_probabilities_show_no_number():
     r = _judged_run("openai", strengths=False)
-    text = render_text(r, width=200)
-    markdown = render_markdown(r).replace("\\", "")
-    failures = "\n".join(f.text for f in ET.fromstring(render_junit(r)).iter("failure"))
+    text = render_text(ReportInputs(r), width=200)
+    markdown = render_markdown(ReportInputs(r)).replace("\\", "")
+    failures = "\n".join(
+        f.text for f in ET.fromstring(render_junit(ReportInputs(r))).iter("failure")
+    )
     for out in (text, markdown, failures):
         assert "contradicted: «Refunds take 30 days.»" in out
         assert "missing from contexts: «the main fact»" in out
         assert "chunk 2 not useful «second chunk»" in out
         assert "P(" not in out
-    evidence = _html_detail_data(render_html(r))["cases"][0]["evidence"]
+    evidence = _html_detail_data(render_html(ReportInputs(r)))["cases"][0]["evidence"]
     assert {c["confidence"] for c in evidence["faithfulness"]["claims"]} == {None}
     assert evidence["context_recall"]["points"][0]["confidence"] is None
 
 
 def test_local_judge_numbers_named_as_support_scores_not_probabilities():
     r = _judged_run("local")
-    text = render_text(r, width=200)
-    markdown = render_markdown(r).replace("\\", "")
+    text = render_text(ReportInputs(r), width=200)
+    markdown = render_markdown(ReportInputs(r)).replace("\\", "")
     for out in (text, markdown):
         assert "contradicted (support 0.03): «Refunds take 30 days.»" in out
         assert "chunk 2 not useful (usefulness 0.08) «second chunk»" in out
         assert "P(" not in out
-    assert _html_detail_data(render_html(r))["strength"] == {
+    assert _html_detail_data(render_html(ReportInputs(r)))["strength"] == {
         "claim": "support",
         "point": "support",
         "chunk": "usefulness",
@@ -214,7 +217,7 @@ def test_reports_of_a_large_run_show_the_worst_few_and_count_the_rest(monkeypatc
         return real_explain(*args, **kwargs)
 
     monkeypatch.setattr(failures_module, "explain", counting_explain)
-    text = render_text(big)
+    text = render_text(ReportInputs(big))
     assert "Failed cases: 2400 (case × metric below threshold), worst first" in text
     assert "… 2390 more; see results.json or --limit" in text
     worst = ["c0001", "c0601", "c1201", "c1801", "c2401"]  # scored 0.001, the lowest
@@ -224,13 +227,13 @@ def test_reports_of_a_large_run_show_the_worst_few_and_count_the_rest(monkeypatc
     assert f"… {600 - MAX_CATEGORIES} more categories" in text
     assert "pipeline error: 424 other causes" in text  # 429 distinct messages: 5 + the rest
     assert explained == 10
-    md = render_markdown(big, max_failures=5)
+    md = render_markdown(ReportInputs(big, max_failures=5))
     assert "### Failed cases (2400 case × metric below threshold)" in md
     assert "- … 2395 more in the full report" in md
     shown = re.findall(r"- \*\*0\.00\*\* faithfulness · `(c\d+)`", md)
     assert shown == worst
     assert explained == 15
-    html = render_html(big, max_cases=100)
+    html = render_html(ReportInputs(big), max_cases=100)
     data = json.loads(
         re.search(r'id="ragmeter-data">(.*?)</script>', html, re.S).group(1)  # type: ignore[union-attr]
     )
@@ -240,4 +243,4 @@ def test_reports_of_a_large_run_show_the_worst_few_and_count_the_rest(monkeypatc
     lowest = sorted(c.score("faithfulness") for c in cases)[:100]
     assert sorted(c["scores"]["faithfulness"] for c in data["cases"]) == lowest
     assert "The case list holds the 100 worst of 3,000 cases" in html
-    assert "holds the" not in render_html(run(cases[:50]))  # a small run: every case
+    assert "holds the" not in render_html(ReportInputs(run(cases[:50])))  # a small run: every case

@@ -14,6 +14,7 @@ from factories import case, run
 from ragmeter.cli import app
 from ragmeter.judges.base import METRICS
 from ragmeter.report.failures import worst_failures
+from ragmeter.report.inputs import ReportInputs
 from ragmeter.report.terminal import render_text
 from ragmeter.results import RunResult, save_run
 
@@ -86,15 +87,15 @@ def _key_figures(result: RunResult, text: str) -> None:
 @pytest.mark.parametrize("width", [80, 100, 120, 160])
 def test_no_line_is_wider_than_the_console_and_every_key_figure_is_there(width):
     result = _run()
-    text = render_text(result, width=width)
+    text = render_text(ReportInputs(result), width=width)
     too_wide = [line for line in text.splitlines() if cell_len(line) > width]
     assert too_wide == []
     _key_figures(result, text)
 
 
 def test_at_80_columns_the_score_table_leaves_out_stage_and_distribution_and_says_so():
-    result = _run()
-    narrow, wide = render_text(result, width=80), render_text(result, width=120)
+    report = ReportInputs(_run())
+    narrow, wide = render_text(report, width=80), render_text(report, width=120)
     assert "stage and distribution left out at this width" in narrow
     assert "retrieval" not in "\n".join(_section(narrow, "Scores", "stage and"))
     wide_scores = "\n".join(_section(wide, "Scores", "Unscored"))
@@ -110,7 +111,7 @@ def test_wrapped_lines_of_a_failed_case_stay_under_their_own_text():
     result = _run()
     for c in result.cases:  # only faithfulness fails: its long reasons are listed
         c.metrics["context_recall"].score = c.metrics["context_precision"].score = 1.0
-    text = render_text(result, width=80)
+    text = render_text(ReportInputs(result), width=80)
     lines = text.splitlines()
     bullets = [i for i, line in enumerate(lines) if line.startswith("    • contradicted")]
     assert bullets
@@ -123,7 +124,7 @@ def test_wrapped_lines_of_a_failed_case_stay_under_their_own_text():
 
 
 def test_diagnosis_keeps_each_finding_under_its_stage_label():
-    text = render_text(_run(), width=80)
+    text = render_text(ReportInputs(_run()), width=80)
     panel = _section(text, "╭─ Diagnosis", "Failed cases")
     stage = [line for line in panel if "[retrieval] context_recall" in line]
     assert stage, panel

@@ -11,16 +11,11 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from ..report.comparison import ci_label, diff_rows
 from ..report.safe import printable
 from ..report.words import counted
 from ._app import app, fail, make_console, user_errors
 from .options import FormatOpt, LegacyJsonOpt, OutputFormat, wants_json
-
-
-def _num(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "—"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
 def _print_comparison(comparison: object, console: Console, limit: int) -> None:
@@ -34,22 +29,20 @@ def _print_comparison(comparison: object, console: Console, limit: int) -> None:
         title=f"new − base, paired over cases scored in both ({conf} paired bootstrap interval)",
         title_justify="left",
     )
-    for col in ("metric", "n", "base", "new", "diff", f"{conf} CI", "p", "significant"):
+    for col in ("metric", "n", "base", "new", "diff", ci_label(comparison), "p", "significant"):
         table.add_column(col, justify="left" if col in ("metric", "significant") else "right")
-    for metric, d in comparison.metrics.items():
-        style = ""
-        if d.significant and d.diff is not None:
-            style = "red" if d.diff < 0 else "green"
+    styles = {"worse": "red", "better": "green", None: ""}
+    for row in diff_rows(comparison):
         table.add_row(
-            metric,
-            str(d.n_paired),
-            _num(d.base_mean),
-            _num(d.new_mean),
-            _num(d.diff, signed=True),
-            "—" if d.ci is None else f"[{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]",
-            "—" if d.p_value is None else f"{d.p_value:.3f}",
-            "yes" if d.significant else "no",
-            style=style,
+            row.metric,
+            row.paired,
+            row.base,
+            row.new,
+            row.diff,
+            row.ci,
+            row.p,
+            "yes" if row.significant else "no",
+            style=styles[row.change],
         )
     console.print(table)
     if comparison.by_category:

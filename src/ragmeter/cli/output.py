@@ -16,9 +16,10 @@ from ._app import make_console
 
 def print_report(result: RunResult, *, max_failures: int = 10) -> None:
     """The terminal report on stdout."""
+    from ..report.inputs import report_inputs
     from ..report.terminal import render_terminal
 
-    render_terminal(result, make_console(), max_failures=max_failures)
+    render_terminal(report_inputs(result, max_failures=max_failures), make_console())
 
 
 def finish_run(result: RunResult, results_path: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from ._app import app, user_errors
+from ._app import app, make_console, user_errors
 from .options import FailuresLimitOpt
 
 
@@ -17,7 +17,7 @@ def report(
         "terminal", "--format", "-f", help="terminal, md, html, junit or json."
     ),
     baseline: Path = typer.Option(
-        None, "--baseline", "-b", help="Baseline run to compare against (md, html)."
+        None, "--baseline", "-b", help="Baseline run to compare against (md, html, json)."
     ),
     output: Path = typer.Option(
         None, "--out", "--output", "-o", help="Write to this file instead of standard output."
@@ -25,6 +25,7 @@ def report(
     max_failures: FailuresLimitOpt = 10,
 ) -> None:
     """Show a stored run: terminal (default), Markdown, HTML, JUnit XML or JSON."""
+    from ..report.inputs import report_inputs
     from ..report.registry import render
     from ..results import load_run, prepare_out_file, write_atomic
 
@@ -34,12 +35,13 @@ def report(
             prepare_out_file(output, "--out", example.get(fmt, f"report.{fmt}"))
         result = load_run(run_dir)
         base = load_run(baseline) if baseline else None
+        inputs = report_inputs(result, base, max_failures=max_failures)
         if fmt == "terminal" and output is None:
-            from .output import print_report
+            from ..report.terminal import render_terminal
 
-            print_report(result, max_failures=max_failures)
+            render_terminal(inputs, make_console())
             return
-        text = render(result, fmt, baseline=base)
+        text = render(inputs, fmt)
     if output is None:
         typer.echo(text, nl=False)
     else:

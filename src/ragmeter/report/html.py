@@ -14,16 +14,21 @@ import hashlib
 import heapq
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import asdict
 from html import escape
 from importlib.resources import files
 from typing import Any
 
+from ..compare import Comparison
 from ..explain import strength_labels
+from ..noise import NoiseSummary
 from ..reasons import BY_DESIGN_CODES, unscored_code
 from ..results import CaseResult, MetricSummary, RunResult
 from ..vocabulary import METRICS, RETRIEVAL_METRICS
 from .calibration import calibration_lines
+from .comparison import ci_label, diff_rows
+from .inputs import ReportInputs
 from .words import counted, spend_line
 
 COLORS = ("#0969da", "#8250df", "#bf8700", "#1a7f37")
@@ -181,7 +186,7 @@ MAX_CASES = 2000
 large run's every case; results.json keeps them all."""
 
 
-def shown_cases(run: RunResult, limit: int = MAX_CASES) -> list[CaseResult]:
+def shown_cases(run: RunResult, limit: int = MAX_CASES) -> Sequence[CaseResult]:
     """The cases the viewer holds, in eval-set order: every case when there are at most
     `limit`, else the `limit` worst: failing some metric (furthest below its threshold first),
     then unscored for a reason other than by design, then the others."""
@@ -204,7 +209,7 @@ def shown_cases(run: RunResult, limit: int = MAX_CASES) -> list[CaseResult]:
     return [run.cases[i] for i in sorted(chosen)]
 
 
-def _case_data(run: RunResult, cases: list[CaseResult]) -> list[dict[str, Any]]:
+def _case_data(run: RunResult, cases: Sequence[CaseResult]) -> list[dict[str, Any]]:
     out = []
     for case in cases:
         scores, unscored, failing, evidence = {}, {}, [], {}
@@ -243,10 +248,7 @@ def _case_data(run: RunResult, cases: list[CaseResult]) -> list[dict[str, Any]]:
     return out
 
 
-def _summary_table(run: RunResult) -> str:
-    from ..noise import measure_noise
-
-    noise = measure_noise(run)
+def _summary_table(run: RunResult, noise: NoiseSummary | None) -> str:
     head = ["metric", "stage", "mean", "95% CI", "scored", "unscored", "failed", "distribution"]
     if noise:
         head[7:7] = ["noise floor", "flip rate"]
@@ -274,30 +276,21 @@ def _summary_table(run: RunResult) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
-def _comparison_section(run: RunResult, baseline: RunResult) -> str:
-    from ..compare import compare_runs
-
-    comparison = compare_runs(baseline, run, force=True)
+def _comparison_section(comparison: Comparison) -> str:
     out = ["<h2>Compared with the baseline</h2>"]
     out += [f'<div class="banner warn">{escape(p)}</div>' for p in comparison.problems]
     out.append(
         "<table><tr><th>metric</th><th class=num>paired</th><th class=num>base</th>"
-        "<th class=num>new</th><th class=num>diff</th><th>95% CI</th><th>significant</th>"
-        "</tr>"
+        f"<th class=num>new</th><th class=num>diff</th><th>{ci_label(comparison)}</th>"
+        "<th>significant</th></tr>"
     )
-    for metric, d in comparison.metrics.items():
-        ci = "—" if d.ci is None else f"[{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]"
-        cls = (
-            ""
-            if not d.significant or d.diff is None
-            else ("score fail" if d.diff < 0 else "score pass")
-        )
-        diff = "—" if d.diff is None else f"{d.diff:+.3f}"
+    classes = {"worse": "score fail", "better": "score pass", None: ""}
+    for row in diff_rows(comparison):
         out.append(
-            f"<tr><td>{metric}</td><td class=num>{d.n_paired}</td><td class=num>"
-            f"{_fmt(d.base_mean)}</td><td class=num>{_fmt(d.new_mean)}</td>"
-            f'<td class="num {cls}">{diff}</td><td>{ci}</td>'
-            f"<td>{'yes' if d.significant else 'no'}</td></tr>"
+            f"<tr><td>{row.metric}</td><td class=num>{row.paired}</td><td class=num>"
+            f"{row.base}</td><td class=num>{row.new}</td>"
+            f'<td class="num {classes[row.change]}">{row.diff}</td><td>{row.ci}</td>'
+            f"<td>{'yes' if row.significant else 'no'}</td></tr>"
         )
     out.append("</table>")
     if comparison.regressed:
@@ -311,11 +304,10 @@ def _comparison_section(run: RunResult, baseline: RunResult) -> str:
     return "".join(out)
 
 
-def render_html(
-    run: RunResult, *, baseline: RunResult | None = None, max_cases: int = MAX_CASES
-) -> str:
+def render_html(report: ReportInputs, *, max_cases: int = MAX_CASES) -> str:
     """The `html` renderer: one file, no network; the case list holds at most `max_cases`
     cases (:func:`shown_cases`), and says so."""
+    run = report.run
     judge = run.judge
     cases = shown_cases(run, max_cases)
     judged = [m for m in METRICS if m in run.summary.metrics]  # `--metrics` may judge fewer
@@ -365,7 +357,7 @@ def render_html(
         for i, m in enumerate(METRICS)
     )
     heads = "".join(f"<th class=num>{m.replace('_', ' ')}</th>" for m in judged)
-    comparison = _comparison_section(run, baseline) if baseline is not None else ""
+    comparison = "" if report.comparison is None else _comparison_section(report.comparison)
     title = f"ragmeter report · {run.run.pipeline or 'run'}"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -387,7 +379,7 @@ started {escape(run.run.started_at)} · ragmeter {escape(run.run.ragmeter_versio
 <div class="chart"><h3>Mean per category</h3><div class="legend">{legend}</div>
 {category_chart(run)}</div></div>
 <h3>Scores and distributions</h3>
-{_summary_table(run)}
+{_summary_table(run, report.noise)}
 <h2>Diagnosis</h2>
 <p><b>{escape(diag.headline)}</b></p><ul class="diag">{findings}</ul>
 {comparison}

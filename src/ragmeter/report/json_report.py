@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..results import RunResult
+from .inputs import ReportInputs
 
 
-def report_dict(run: RunResult, *, baseline: RunResult | None = None) -> dict[str, Any]:
+def report_dict(report: ReportInputs) -> dict[str, Any]:
     """The report as plain data (what `--format json` prints)."""
-    from ..noise import measure_noise
-
+    run = report.run
     data: dict[str, Any] = {
         "schema_version": run.schema_version,
         "n_cases": run.summary.n_cases,
@@ -27,23 +26,20 @@ def report_dict(run: RunResult, *, baseline: RunResult | None = None) -> dict[st
         "warnings": list(run.run.warnings),
         "judge_spend": dict(run.run.judge_stats),
     }
-    noise = measure_noise(run)
+    noise = report.noise
     if noise is not None:
         data["noise"] = {
             "repeats": noise.repeats,
             "metrics": {m: s.model_dump(mode="json") for m, s in noise.metrics.items()},
         }
-    if baseline is not None:
-        from ..compare import compare_runs
-
-        comparison = compare_runs(baseline, run)
-        data["comparison"] = comparison.model_dump(
+    if report.comparison is not None:
+        data["comparison"] = report.comparison.model_dump(
             mode="json",
-            include={"comparable", "problems", "metrics", "only_in_base", "only_in_new"},
+            include={"comparable", "forced", "problems", "metrics", "only_in_base", "only_in_new"},
         )
     return data
 
 
-def render_json(run: RunResult, *, baseline: RunResult | None = None) -> str:
+def render_json(report: ReportInputs) -> str:
     """The `json` renderer."""
-    return json.dumps(report_dict(run, baseline=baseline), ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(report_dict(report), ensure_ascii=False, indent=2) + "\n"

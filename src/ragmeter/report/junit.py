@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ..results import RunResult
 from ..vocabulary import METRICS
 from .failures import explain
+from .inputs import ReportInputs
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -21,8 +21,9 @@ def _clean(text: str) -> str:
     return _INVALID_XML.sub("", text)
 
 
-def render_junit(run: RunResult, *, baseline: RunResult | None = None) -> str:
-    """The `junit` renderer (the baseline is not used)."""
+def render_junit(report: ReportInputs) -> str:
+    """The `junit` renderer: every case × metric (no comparison, noise nor limit)."""
+    run = report.run
     root = ET.Element("testsuites", name="ragmeter")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for metric in METRICS:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import re
 
+from ..compare import Comparison
+from ..noise import NoiseSummary
 from ..results import RunResult
 from ..vocabulary import METRICS, RETRIEVAL_METRICS
 from .calibration import calibration_lines
+from .comparison import ci_label, diff_rows
 from .failures import worst_failures
+from .inputs import ReportInputs
 from .words import counted, spend_line
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
@@ -43,16 +47,11 @@ def md_code(text: str, limit: int = 80) -> str:
     return f"`{text}`"
 
 
-def _num(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "—"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
+def _num(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
 
 
-def _summary_table(run: RunResult) -> list[str]:
-    from ..noise import measure_noise
-
-    noise = measure_noise(run)
+def _summary_table(run: RunResult, noise: NoiseSummary | None) -> list[str]:
     head = "| metric | stage | mean | 95% CI | scored | unscored | failed |"
     rule = "|---|---|---:|---|---:|---:|---:|"
     if noise:
@@ -83,27 +82,21 @@ def _summary_table(run: RunResult) -> list[str]:
     return lines
 
 
-def _comparison(run: RunResult, baseline: RunResult) -> list[str]:
-    from ..compare import compare_runs
-
-    comparison = compare_runs(baseline, run, force=True)
+def _comparison(comparison: Comparison) -> list[str]:
     lines = ["### Compared with the baseline", ""]
     lines.extend(f"> ⚠️ {md_escape(p)}" for p in comparison.problems)
     if comparison.problems:
         lines.append("")
     lines += [
-        "| metric | paired | base | new | diff | 95% CI | significant |",
+        f"| metric | paired | base | new | diff | {ci_label(comparison)} | significant |",
         "|---|---:|---:|---:|---:|---|---|",
     ]
-    for metric, d in comparison.metrics.items():
-        ci = "—" if d.ci is None else f"[{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]"
-        mark = "**yes**" if d.significant else "no"
-        arrow = ""
-        if d.significant and d.diff is not None:
-            arrow = " 🔻" if d.diff < 0 else " 🔺"
+    arrows = {"worse": " 🔻", "better": " 🔺", None: ""}
+    for row in diff_rows(comparison):
+        mark = "**yes**" if row.significant else "no"
         lines.append(
-            f"| {metric} | {d.n_paired} | {_num(d.base_mean)} | {_num(d.new_mean)} | "
-            f"{_num(d.diff, True)}{arrow} | {ci} | {mark} |"
+            f"| {row.metric} | {row.paired} | {row.base} | {row.new} | "
+            f"{row.diff}{arrows[row.change]} | {row.ci} | {mark} |"
         )
     if comparison.regressed:
         lines += ["", f"**Regressed cases ({len(comparison.regressed)}), worst first**", ""]
@@ -119,10 +112,9 @@ def _comparison(run: RunResult, baseline: RunResult) -> list[str]:
     return [*lines, ""]
 
 
-def render_markdown(
-    run: RunResult, *, baseline: RunResult | None = None, max_failures: int = 10
-) -> str:
+def render_markdown(report: ReportInputs) -> str:
     """The `md` renderer."""
+    run = report.run
     judge = run.judge
     lines = [
         "## ragmeter report",
@@ -143,7 +135,7 @@ def render_markdown(
         lines.append(f"> ❌ {failed} failed in the pipeline.")
     if run.run.warnings or run.summary.n_pipeline_errors:
         lines.append("")
-    lines += [*_summary_table(run), ""]
+    lines += [*_summary_table(run, report.noise), ""]
     lines += ["### Diagnosis", "", f"**{md_escape(run.diagnosis.headline)}**", ""]
     for finding in run.diagnosis.findings:
         icon = {"fix-first": "🔴", "weak": "🟡", "ok": "🟢"}.get(finding.severity, "⚪")
@@ -151,9 +143,9 @@ def render_markdown(
         if finding.advice and finding.severity in ("fix-first", "weak"):
             lines.append(f"  - try: {md_escape(finding.advice)}")
     lines.append("")
-    if baseline is not None:
-        lines += _comparison(run, baseline)
-    failures, total = worst_failures(run, max_failures)
+    if report.comparison is not None:
+        lines += _comparison(report.comparison)
+    failures, total = worst_failures(run, report.max_failures)
     lines.append(f"### Failed cases ({total} case × metric below threshold)")
     lines.append("")
     if total:

@@ -1,7 +1,8 @@
 """Find report renderers by format name through the `ragmeter.renderers` entry points.
 
-A renderer is ``render(run: RunResult, *, baseline: RunResult | None = None) -> str``;
-built-ins and plugins are registered the same way.
+A renderer is ``render(report: ReportInputs) -> str``: it lays out what the caller computed
+(:func:`ragmeter.report.inputs.report_inputs`) and computes nothing itself. Built-ins and
+plugins are registered the same way.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from typing import TYPE_CHECKING
 from .._exceptions import ConfigError
 
 if TYPE_CHECKING:
-    from ..results import RunResult
+    from .inputs import ReportInputs
 
-    Renderer = Callable[..., str]
+Renderer = Callable[["ReportInputs"], str]
 
 GROUP = "ragmeter.renderers"
 
@@ -35,6 +36,6 @@ def get_renderer(name: str) -> Renderer:
     )
 
 
-def render(run: RunResult, name: str, *, baseline: RunResult | None = None) -> str:
-    """Render `run` in format `name`."""
-    return get_renderer(name)(run, baseline=baseline)
+def render(report: ReportInputs, name: str) -> str:
+    """Render `report` in format `name`."""
+    return get_renderer(name)(report)

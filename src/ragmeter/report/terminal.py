@@ -21,6 +21,7 @@ from ..results import MetricSummary, RunResult
 from ..vocabulary import METRICS, RETRIEVAL_METRICS
 from .calibration import calibration_lines
 from .failures import worst_failures
+from .inputs import ReportInputs
 from .safe import printable
 from .words import counted, spend_line
 
@@ -233,17 +234,14 @@ def failures_group(run: RunResult, limit: int) -> Group:
             items.append(_hanging("    • ", Text(reason)))
     if total > len(failures):
         items.append(
-            Text(
-                f"\n… {total - len(failures)} more; see results.json or --limit", style="dim"
-            )
+            Text(f"\n… {total - len(failures)} more; see results.json or --limit", style="dim")
         )
     return Group(*items)
 
 
-def render_terminal(
-    run: RunResult, console: Console | None = None, *, max_failures: int = 10
-) -> None:
+def render_terminal(report: ReportInputs, console: Console | None = None) -> None:
     """Print the whole report to `console` (stdout by default)."""
+    run = report.run
     console = console or Console()
     width = console.width
     info = run.run
@@ -282,14 +280,12 @@ def render_terminal(
         console.print(unscored)
     console.print(category_table(run, width))
     console.print(diagnosis_panel(run))
-    console.print(failures_group(run, max_failures))
+    console.print(failures_group(run, report.max_failures))
 
 
-def render_text(run: RunResult, *, baseline: RunResult | None = None, width: int = 120) -> str:
+def render_text(report: ReportInputs, *, width: int = 120) -> str:
     """The terminal report as plain text (the `terminal` renderer)."""
-    import io
-
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
-    render_terminal(run, console)
+    render_terminal(report, console)
     return buffer.getvalue()

@@ -15,6 +15,7 @@ from ragmeter.judges.local.reference import load_reference, reference_headline
 from ragmeter.labels import LabelledCase
 from ragmeter.pipeline import PrecomputedPipeline
 from ragmeter.report.html import render_html
+from ragmeter.report.inputs import ReportInputs
 from ragmeter.report.markdown import render_markdown
 from ragmeter.report.terminal import render_text
 
@@ -90,7 +91,8 @@ def test_every_report_quotes_the_reference(embedded, tmp_path, monkeypatch) -> N
         cases, PrecomputedPipeline(), Settings(), out_dir=tmp_path / "r", judge=embedded
     )
     assert [n.reference for n in run.run.calibration] == ["MTRAG", "MTRAG"]
-    for text in (render_text(run), render_markdown(run), render_html(run)):
+    report = ReportInputs(run)
+    for text in (render_text(report), render_markdown(report), render_html(report)):
         assert "faithfulness judge: Spearman" in text
         assert "MTRAG cases (public set)" in text
         assert "measured on public data, not yours" in text
