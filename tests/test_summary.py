@@ -469,3 +469,31 @@ def test_a_case_with_two_rare_causes_counts_once_in_their_shared_group():
     assert (shared.n_causes, shared.n_cases, shared.n_results) == (3, 2, 3)
     assert shared.example_ids == ["x", "y"]
     assert shared.metrics == ["faithfulness", "answer_relevancy"]
+
+
+def test_the_builder_keeps_no_case():
+    import gc
+    import weakref
+
+    from ragmeter.summary import SummaryBuilder
+
+    builder = SummaryBuilder(("faithfulness", "answer_relevancy"))
+    refs = []
+    for i in range(50):
+        reason = f"pipeline error: KeyError: 'doc-{i % 2}' (case 'c{i}')"
+        case = _case(f"c{i}", faithfulness=i / 50, answer_relevancy=reason)
+        case.answer = "an answer " * 100
+        refs.append(weakref.ref(case))
+        builder.add(case)
+    del case
+    gc.collect()
+    assert all(ref() is None for ref in refs)
+    summary = builder.build()
+    assert summary.metrics["faithfulness"].n_scored == 50
+    (a, b) = summary.unscored_groups
+    assert (a.cause, a.n_cases, a.example_ids) == (
+        "pipeline error: KeyError: 'doc-0'",
+        25,
+        ["c0", "c2", "c4"],
+    )
+    assert (b.n_cases, b.example_ids) == (25, ["c1", "c3", "c5"])
