@@ -203,7 +203,7 @@ class _UnscoredTally:
             for together, n in self.together.get(code, Counter()).items():
                 group.n_cases -= n * max(0, len(together & ranks) - 1)
             made.append((min(ranks), group))
-        made.sort(key=lambda item: item[0])  # the order group_unscored created them in
+        made.sort(key=lambda item: item[0])  # equal sort keys below keep this order
         groups = [group for _, group in made]
         return sorted(groups, key=lambda g: (g.by_design, -g.n_cases, g.cause))
 
