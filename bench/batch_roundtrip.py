@@ -9,9 +9,7 @@ process with its own call cache, on the same eval set (the demo set's answered c
 demo pipeline's 5 contexts, cycled and numbered, written as one JSONL file with contexts and
 answers). Runs: online; `--batch`; `--batch` killed with SIGKILL while it polls its second
 batch file, then the same command again. Every case's metric scores of each batch run are
-compared with the online run's. `--concurrency` is cases/4 so that every case is judged at once
-(a round holds the calls of the cases being judged at once: 4 × --concurrency). Writes
-bench/results/batch.json.
+compared with the online run's. Writes bench/results/batch.json.
 """
 
 from __future__ import annotations
@@ -36,9 +34,7 @@ from ragmeter.testing import FakeOpenAI, Smart
 POLL_SECONDS = 0.5
 
 
-def ragmeter_args(
-    base_url: str, cases: Path, work: Path, name: str, cache: str, n: int
-) -> list[str]:
+def ragmeter_args(base_url: str, cases: Path, work: Path, name: str, cache: str) -> list[str]:
     config = work / "ragmeter.toml"
     config.write_text(f"[judge]\nbatch_poll_seconds = {POLL_SECONDS}\n")
     return [
@@ -58,8 +54,6 @@ def ragmeter_args(
         str(work / cache),
         "--config",
         str(config),
-        "--concurrency",
-        str(max(4, n // 4)),
         "--judge-concurrency",
         "64",
         "--no-progress",
@@ -108,7 +102,7 @@ def main() -> None:
         forget_output_modes()
 
         def argv(name: str, cache: str, *extra: str) -> list[str]:
-            return [*ragmeter_args(server.base_url, cases, work, name, cache, n), *extra]
+            return [*ragmeter_args(server.base_url, cases, work, name, cache), *extra]
 
         online_wall, online = run(argv("online", "online-cache"))
         online_calls = len(server.online_log())

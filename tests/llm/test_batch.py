@@ -61,8 +61,6 @@ def _args(server: FakeOpenAI, files, out: Path, cache: Path, *extra: object) -> 
         cache,
         "--config",
         config,
-        "--concurrency",
-        4,  # 16 cases judged at once: every case in one round
         "--no-progress",
         "--out",
         out,
@@ -157,6 +155,8 @@ def test_an_expired_batch_leaves_the_unanswered_calls_unscored(files, tmp_path):
     reasons = _reasons(data)
     # half the first round's lines were never answered: each is its metric's failure
     assert sum("batch_expired" in r for r in reasons) == first.lines // 2
+    codes = {r["reason_code"] for c in data["cases"] for r in c["metrics"].values()}
+    assert codes == {None, "judge_error"}
     assert all("judge batch batch_fake_0" in r for r in reasons)
 
 
@@ -167,6 +167,18 @@ def test_a_failed_batch_fails_its_calls_and_is_not_polled_again(files, tmp_path)
         assert all("the batch failed" in r for r in _reasons(data))
         store = BatchStore(tmp_path / "run" / "llm.sqlite")
         assert store.batches() == [("batch_fake_0", "failed")]  # ended: never polled again
+
+
+def test_an_endpoint_without_a_batch_api_stops_the_run(files, tmp_path):
+    with FakeOpenAI(Smart(), batch_api=False) as server:
+        forget_output_modes()
+        result = runner.invoke(
+            app, _args(server, files, tmp_path / "run", tmp_path / "cache", "--batch")
+        )
+        assert server.chat_log() == []
+    assert result.exit_code == 5, result.output
+    assert "HTTP 404" in result.output and "batch API (/v1/files and /v1/batches)" in result.output
+    assert not (tmp_path / "run" / "results.json").exists()
 
 
 @pytest.mark.parametrize(

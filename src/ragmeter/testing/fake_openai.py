@@ -163,7 +163,8 @@ class FakeOpenAI:
     log-probabilities (``logprobs="yes"``), none (``"ignore"``) or HTTP 400 (``"reject"``);
     ``confidence(request, n)`` is the probability of the n-th verdict value of a reply.
     A batch stays in progress ``batch_delay`` seconds before its lines are answered;
-    ``batch_faults`` make batches fail or expire (:class:`~.fake_batches.BatchFault`).
+    ``batch_faults`` make batches fail or expire (:class:`~.fake_batches.BatchFault`);
+    ``batch_api=False`` serves no files or batches (HTTP 404, as many servers).
     """
 
     def __init__(
@@ -183,6 +184,7 @@ class FakeOpenAI:
         confidence: ConfidenceFn = lambda _request, _n: 0.9,
         batch_delay: float = 0.2,
         batch_faults: list[BatchFault] | None = None,
+        batch_api: bool = True,
     ) -> None:
         self.responder = responder or Smart()
         self.faults = list(faults or [])
@@ -203,6 +205,7 @@ class FakeOpenAI:
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self.batches = BatchDesk(self._batch_line, delay=batch_delay, faults=batch_faults or [])
+        self.batch_api = batch_api
         """The files and batches this server holds (``batches.batches``, ``batches.uploads``)."""
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -483,7 +486,9 @@ class FakeOpenAI:
                 entry.status, entry.fault = 429, "rate_limit"
                 error = {"message": "Rate limit reached, retry later", "type": "rate_limit"}
                 return 429, {"Retry-After": "1"}, {"error": error}, entry
-            batch_reply = self.batches.route(method, path, body, api_key, upload)
+            batch_reply = (
+                self.batches.route(method, path, body, api_key, upload) if self.batch_api else None
+            )
             if batch_reply is not None:  # files and batches: no simulated latency
                 entry.status = batch_reply[0]
                 return (*batch_reply, entry)
