@@ -119,6 +119,33 @@ def test_batch_run_equals_the_online_run_in_two_files_at_half_price(files, tmp_p
         assert len(server.batches.uploads) == 2  # all cached: nothing submitted
 
 
+def test_a_request_several_cases_make_alike_is_one_line_paid_once(files, tmp_path):
+    """Two cases with the same answer and contexts verify the same claims: one line."""
+    cases, answers, config = files
+    same = "Plan 1 keeps them 1 days."
+    cases.write_text(
+        "\n".join(
+            json.dumps({"id": i, "question": q, "ground_truth": same})
+            for i, q in (("x", "How long are notes kept?"), ("y", "For how long are notes kept?"))
+        )
+    )
+    answers.write_text(
+        "\n".join(
+            json.dumps({"id": i, "contexts": [same, "Unrelated text."], "answer": same})
+            for i in ("x", "y")
+        )
+    )
+    with FakeOpenAI(Smart(), batch_delay=0.05) as server:
+        _, online = _run(server, (cases, answers, config), tmp_path, "online")
+        result, batch = _run(server, (cases, answers, config), tmp_path, "batch", "--batch")
+        lines = [b.lines for b in server.batches.batches.values()]
+    assert result.exit_code == 0, result.output
+    assert lines[-1] == 1  # the claim verdicts: one request for both cases
+    stats, spent = batch["run"]["judge_stats"], online["run"]["judge_stats"]
+    assert stats["calls"] == sum(lines) and stats["cached_calls"] == spent["calls"] - sum(lines)
+    assert _scores(batch) == _scores(online)
+
+
 def test_a_line_error_leaves_that_metric_unscored(files, tmp_path):
     fault = Fault("server_error", schema="FaithfulnessClaims", times=1)
     with FakeOpenAI(Smart(), faults=[fault], batch_delay=0.05) as server:

@@ -387,13 +387,15 @@ class BatchCollector:
             if self._slots.get(key) is slot:
                 del self._slots[key]
             outcome = outcomes[key]
-            for n, waiter in enumerate(slot.waiters):
-                if waiter.done():
+            first = True  # the first call still waiting pays; the others count as cached
+            for waiter in slot.waiters:
+                if waiter.done():  # cancelled meanwhile
                     continue
                 if isinstance(outcome, BaseException):
                     waiter.set_exception(outcome)
                 else:
-                    waiter.set_result((outcome, n == 0))
+                    waiter.set_result((outcome, first))
+                    first = False
 
     def _outcome(
         self, batch_id: str, slot: _Slot, line: dict[str, Any] | None, why: str
