@@ -1,4 +1,5 @@
-"""Terminal report: metrics with intervals, per category, diagnosis, failed cases.
+"""Terminal report: metrics with intervals, per category, diagnosis, failed cases; and
+`ragmeter compare`'s comparison of two runs.
 
 Every part fits the console's width (the terminal's, or `COLUMNS`): a table too wide for it
 leaves out its least useful columns (the score table's stage, then its distribution) or puts
@@ -11,15 +12,18 @@ import io
 
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
+from rich.markup import escape
 from rich.measure import Measurement
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from ..compare import Comparison
 from ..explain import short
 from ..results import MetricSummary, RunResult
 from ..vocabulary import METRICS, RETRIEVAL_METRICS
 from .calibration import calibration_lines
+from .comparison import ci_label, diff_rows
 from .failures import worst_failures
 from .inputs import ReportInputs
 from .safe import printable
@@ -289,3 +293,90 @@ def render_text(report: ReportInputs, *, width: int = 120) -> str:
     console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
     render_terminal(report, console)
     return buffer.getvalue()
+
+
+def render_comparison(comparison: Comparison, console: Console, *, limit: int = 10) -> None:
+    """Print `ragmeter compare`'s report: each metric's paired difference, per category,
+    the regressed and improved cases (at most `limit` of each), claims whose verdict changed
+    and the cases not paired."""
+    for problem in comparison.problems:
+        console.print(f"[yellow]warning:[/yellow] {escape(printable(problem))}")
+    conf = f"{100 * comparison.confidence:.0f}%"
+    table = Table(
+        title=f"new − base, paired over cases scored in both ({conf} paired bootstrap interval)",
+        title_justify="left",
+    )
+    for col in ("metric", "n", "base", "new", "diff", ci_label(comparison), "p", "significant"):
+        table.add_column(col, justify="left" if col in ("metric", "significant") else "right")
+    styles = {"worse": "red", "better": "green", None: ""}
+    for row in diff_rows(comparison):
+        table.add_row(
+            row.metric,
+            row.paired,
+            row.base,
+            row.new,
+            row.diff,
+            row.ci,
+            row.p,
+            "yes" if row.significant else "no",
+            style=styles[row.change],
+        )
+    console.print(table)
+    if comparison.by_category:
+        cats = Table(title="By category (diff, n paired)", title_justify="left")
+        cats.add_column("category")
+        metrics = list(comparison.metrics)
+        for metric in metrics:
+            cats.add_column(metric, justify="right")
+        for category, per_metric in comparison.by_category.items():
+            cells = []
+            for metric in metrics:
+                d = per_metric[metric]
+                mark = "*" if d.significant else ""
+                cells.append("—" if d.diff is None else f"{d.diff:+.2f}{mark} ({d.n_paired})")
+            cats.add_row(Text(printable(category)), *cells)
+        console.print(cats)
+        console.print("[dim]* significant at the interval's level[/dim]")
+    for title, changes, style in (
+        ("Regressed", comparison.regressed, "red"),
+        ("Improved", comparison.improved, "green"),
+    ):
+        console.print(f"\n[bold]{title} cases: {len(changes)}[/bold]")
+        for change in changes[:limit]:
+            console.print(
+                f"[{style}]{change.diff:+.2f}[/{style}] {change.metric} {change.base:.2f} → "
+                f"{change.new:.2f}  [bold]{escape(printable(change.case_id))}[/bold] "
+                f"{escape(printable('[' + change.category + ']'))} "
+                f"{escape(printable(change.question[:90]))}",
+                markup=True,
+                highlight=False,
+            )
+            for line in change.evidence[:3]:
+                console.print(f"    • {printable(line)}", markup=False, highlight=False)
+        if len(changes) > limit:
+            console.print(f"[dim]… {len(changes) - limit} more (--limit, --format json)[/dim]")
+    if comparison.claim_changes:
+        console.print(f"\n[bold]Claims whose verdict changed: {len(comparison.claim_changes)}")
+        for claim in comparison.claim_changes[:limit]:
+            console.print(
+                printable(
+                    f"  {claim.case_id}: «{claim.claim[:100]}» {claim.base_verdict} → "
+                    f"{claim.new_verdict}"
+                ),
+                markup=False,
+                highlight=False,
+            )
+        if len(comparison.claim_changes) > limit:
+            more = len(comparison.claim_changes) - limit
+            console.print(f"[dim]… {more} more (--limit, --format json)[/dim]")
+    for label, ids in (
+        ("only in base", comparison.only_in_base),
+        ("only in new", comparison.only_in_new),
+        ("changed question or reference (not paired)", comparison.changed_cases),
+    ):
+        if ids:
+            shown = ", ".join(ids[:limit]) + (" …" if len(ids) > limit else "")
+            console.print(
+                f"[yellow]{counted(len(ids), 'case')} {label}:[/yellow] {escape(printable(shown))}",
+                highlight=False,
+            )
