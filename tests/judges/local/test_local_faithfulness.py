@@ -220,3 +220,18 @@ def test_a_date_split_by_its_comma_is_not_a_moved_number(judge: LocalJudge) -> N
                     answer="Yeon Woo-jin was born on July 5, 1984.", lang="en")
     (claim,) = faithfulness(judge, sample).evidence.claims
     assert claim.verdict == "supported", claim.reason
+
+
+def test_a_qualifier_in_its_own_clause_keeps_the_number_with_it(judge: LocalJudge) -> None:
+    """An enumeration ("25 MB on the Free plan, 250 MB on the Pro plan") is not a swap when the
+    statement names its plan in a clause of its own (demo case en-010 was contradicted)."""
+    context = (
+        "The maximum size of a single attachment is 25 MB on the Free plan, 250 MB on the Pro "
+        "plan, 1 GB on the Team plan and 5 GB on the Enterprise plan."
+    )
+    right = "On the Pro plan, a single attachment can be at most 250 MB."
+    wrong = "On the Free plan, a single attachment can be at most 250 MB."
+    for answer, verdict in ((right, "supported"), (wrong, "contradicted")):
+        sample = Sample(case_id="p", question="", contexts=[context], answer=answer, lang="en")
+        (claim,) = faithfulness(judge, sample).evidence.claims
+        assert claim.verdict == verdict, (answer, claim.reason)

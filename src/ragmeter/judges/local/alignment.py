@@ -231,14 +231,26 @@ def _number_conflict(
 
 
 def _clause_of(statement: str, number: NumberMention) -> str:
-    """The clause of `statement` that holds `number`."""
+    """The clause of `statement` that holds `number`, with the clauses beside it that hold no
+    number: "On the Pro plan, an attachment can be 250 MB" is one statement about 250, while in
+    "the starter plan costs 25, the team plan 10" each clause is about its own number."""
+    spans: list[tuple[int, int]] = []
     start = 0
     for piece in _CLAUSE_RE.split(statement):
         found = statement.find(piece, start)
-        start = found + len(piece) if found >= 0 else start
-        if found <= number.start < start:
-            return piece
-    return statement
+        if found < 0:
+            continue
+        spans.append((found, found + len(piece)))
+        start = found + len(piece)
+    held = [i for i, (a, b) in enumerate(spans) if a <= number.start < b]
+    if not held:
+        return statement
+    first = last = held[0]
+    while first > 0 and not numbers(statement[slice(*spans[first - 1])]):
+        first -= 1
+    while last + 1 < len(spans) and not numbers(statement[slice(*spans[last + 1])]):
+        last += 1
+    return statement[spans[first][0] : spans[last][1]]
 
 
 _SWAP_OVERLAP = 0.75
@@ -254,16 +266,30 @@ def _clause_swap(clause: str, number: NumberMention, part: str, lang: Lang) -> s
     keys = statement_keys(clause, lang)  # no numbers among them
     if len(clauses) < 2 or not keys:
         return None
-    scored = [(coverage(keys, passage_keys(c, lang)), numbers(c)) for c in clauses]
-    best, best_numbers = max(scored, key=lambda item: item[0])
+    scored = [
+        (coverage(keys, found_keys), found_keys, numbers(c))
+        for c in clauses
+        for found_keys in [passage_keys(c, lang)]
+    ]
+    best, best_keys, best_numbers = max(scored, key=lambda item: item[0])
     if best < _SWAP_OVERLAP or any(m.value == number.value for m in best_numbers):
         return None
     kind = _family(number.kind)
     rivals = [m.value for m in best_numbers if _family(m.kind) == kind]
-    holders = [cov for cov, found in scored if any(m.value == number.value for m in found)]
+    holders = [
+        (cov, found_keys)
+        for cov, found_keys, found in scored
+        if any(m.value == number.value for m in found)
+    ]
     # a true swap has the number in another clause; none holding it means the split cut it
     # ("July 5, 1984" read as "July 5" and "1984")
-    if not rivals or not holders or max(holders) >= best:
+    if not rivals or not holders:
+        return None
+    holder, holder_keys = max(holders, key=lambda item: item[0])
+    # the clause holding the number shares a word with the statement that the other clause
+    # lacks ("250 MB on the Pro plan" for "On the Pro plan, ... 250 MB"): an enumeration of
+    # values for different things, the number kept with the thing the statement names
+    if holder >= best or (keys & holder_keys) - best_keys:
         return None
     return f"it says {number.value} where the context says {rivals[0]}"
 

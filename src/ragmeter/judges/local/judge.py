@@ -17,7 +17,7 @@ from .settings import LocalSettings
 from .vectors import EmbeddingStore, load_embedder
 from .view import SampleView, build_view
 
-PROMPT_VERSION = "local-4"
+PROMPT_VERSION = "local-5"
 # 2: antonym swaps contradict; 3: free-wording refusals, follow-ups; 4: a claim counts by its
 # support (no weights fitted to human labels); one of a unit of time needs no digit
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
