@@ -103,6 +103,7 @@ def run_ragmeter(
     concurrency: int,
     cache_path: Path | None = None,
     out_dir: Path | None = None,
+    metrics: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """Judge ``cases`` (precomputed outputs) with ragmeter's LLM judge; wall time and stats.
 
@@ -138,6 +139,7 @@ def run_ragmeter(
                 judge,
                 concurrency=concurrency,
                 spool=CaseSpool(len(cases)),
+                **({"metrics": metrics} if metrics else {}),
             )
         finally:
             await judge.aclose()

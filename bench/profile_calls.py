@@ -76,7 +76,12 @@ def main() -> None:
         for g, s in sorted(by_group.items(), key=lambda kv: -kv[1])
     ]
     top = [
-        {"function": f, "group": group_of(f, ""), "seconds": round(t, 2), "share": f"{t / total:.1%}"}
+        {
+            "function": f,
+            "group": group_of(f, ""),
+            "seconds": round(t, 2),
+            "share": f"{t / total:.1%}",
+        }
         for t, f in sorted(functions, reverse=True)[:25]
     ]
     print(
