@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ragmeter import case_file
 from ragmeter._exceptions import CaseFileError
 from ragmeter.case_file import CaseFile
 from ragmeter.cases import Case, assigned_ids, load_cases, open_cases
@@ -173,6 +174,7 @@ def test_unreadable_paths_give_the_error_of_load_cases(tmp_path: Path) -> None:
     assert "file not found" in str(assert_same(tmp_path / "missing.jsonl"))
     (tmp_path / "folder.jsonl").mkdir()
     assert "is a directory" in str(assert_same(tmp_path / "folder.jsonl"))
+    assert "unsupported file type" in str(assert_same(write(tmp_path, "set.txt", "{}")))
 
 
 def test_fuzzed_files_give_the_outcome_of_load_cases(tmp_path: Path) -> None:
@@ -307,3 +309,35 @@ def test_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert len(cases) == 3000
     assert peak < size / 10, f"peak {peak:,} bytes for a file of {size:,}"
+
+
+def test_ids_with_equal_hashes_are_told_apart_in_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading keeps the ids' hashes only: when every id hashes alike, each repeat of a hash
+    is looked up in the file, and the outcome is still load_cases's."""
+    monkeypatch.setattr(case_file, "hash", lambda _: 0, raising=False)
+    looked_up: list[str] = []
+    first_use = CaseFile._first_use
+
+    def spy(self: CaseFile, case_id: str) -> tuple[int, bool] | None:
+        looked_up.append(case_id)
+        return first_use(self, case_id)
+
+    monkeypatch.setattr(CaseFile, "_first_use", spy)
+    assert len(assert_same(write(tmp_path, "set.jsonl", VALID))) == 4
+    for name in ("duplicate ids", "numbered id taken", "id of a numbered record", "case then JSON"):
+        assert isinstance(assert_same(write(tmp_path, "bad.jsonl", BAD[name])), str)
+    rows = "".join(json.dumps({"id": f"c{i}", "question": "q"}) + "\n" for i in range(50))
+    cases = open_cases(write(tmp_path, "many.jsonl", rows + '{"question": "q"}\n'))
+    assert [case.id for case in cases] == [f"c{i}" for i in range(50)] + ["51"]
+    assert looked_up[-50:] == [f"c{i}" for i in range(1, 50)] + ["51"]
+
+
+def test_hash_set() -> None:
+    seen = case_file._HashSet()
+    values = [0, 1, -1, 2**63 - 1, -(2**63), *range(2, 5000, 3), *range(-9000, -2, 7)]
+    assert all(seen.add(value) for value in values[1:])  # 0 stands for 1: already there
+    assert not seen.add(0)
+    assert not any(seen.add(value) for value in values)
+    assert len(seen._slots) >= 2 * len(values) - 2

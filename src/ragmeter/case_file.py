@@ -22,7 +22,7 @@ from types import TracebackType
 from typing import overload
 
 from ._exceptions import CaseFileError
-from .cases import Case, _case_from_record, _mark_assigned, _no_cases, _UniqueIds
+from .cases import Case, _case_from_record, _duplicate_id, _mark_assigned, _no_cases
 from .records import jsonl_blank, jsonl_value, located_record, not_utf8, unreadable
 
 # What load_cases checks, in the order it checks it: the whole file's encoding, then every
@@ -55,10 +55,11 @@ class CaseFile(Sequence[Case]):
         self._file: io.RawIOBase = file
         self._finalizer = weakref.finalize(self, file.close)
         self._lock = threading.Lock()
+        # 20 bytes a case (a line is shorter than 4 GiB, and there are fewer lines than that)
         self._offsets = array("q")
-        self._lengths = array("q")
-        self._lines = array("q")
-        self._checksums = array("L")
+        self._lengths = array("I")
+        self._lines = array("I")
+        self._checksums = array("I")
         try:
             self._scan()
         except BaseException:
@@ -68,7 +69,7 @@ class CaseFile(Sequence[Case]):
     def _scan(self) -> None:
         """Validate every record, as load_cases would, keeping where each one is."""
         path = self.path
-        ids = _UniqueIds(path)
+        ids = _HashSet()  # of the ids so far: a repeat is looked up in the file
         problem: CaseFileError | None = None
         kind = _NONE  # of `problem`
         number = 0  # records so far (non-blank lines)
@@ -99,7 +100,8 @@ class CaseFile(Sequence[Case]):
                         continue
                     step = _CASE
                     case, assigned = _case_from_record(path, record)
-                    ids.add(case.id, assigned, line)
+                    if not ids.add(hash(case.id)) and (first := self._first_use(case.id)):
+                        raise _duplicate_id(path, case.id, assigned, line, *first)
                 except CaseFileError as exc:
                     problem, kind = exc, step
                     continue
@@ -139,11 +141,18 @@ class CaseFile(Sequence[Case]):
             yield self._read(index)
 
     def _read(self, index: int) -> Case:
-        line = self._lines[index]
         with self._lock:
             if self._file.closed:
                 raise ValueError(f"{self!r} is closed")
             raw = _read_at(self._file, self._offsets[index], self._lengths[index])
+        case, assigned = self._parse(index, raw)
+        if assigned:
+            _mark_assigned(case)
+        return case
+
+    def _parse(self, index: int, raw: bytes) -> tuple[Case, bool]:
+        """Case `index` from its bytes `raw`, and whether its id was assigned."""
+        line = self._lines[index]
         if len(raw) != self._lengths[index] or zlib.crc32(raw) != self._checksums[index]:
             raise CaseFileError(
                 self.path,
@@ -153,10 +162,21 @@ class CaseFile(Sequence[Case]):
             )
         value = jsonl_value(self.path, line, raw.decode("utf-8"))
         record = located_record(self.path, index + 1, line, value)
-        case, assigned = _case_from_record(self.path, record)
-        if assigned:
-            _mark_assigned(case)
-        return case
+        return _case_from_record(self.path, record)
+
+    def _first_use(self, case_id: str) -> tuple[int, bool] | None:
+        """While scanning: the line of the first case with the id `case_id` and whether that
+        id was assigned, or None (only the hash of the id was seen before)."""
+        position = self._file.tell()  # where the scan's buffered reader left the file
+        try:
+            for index in range(len(self)):
+                raw = _read_at(self._file, self._offsets[index], self._lengths[index])
+                case, assigned = self._parse(index, raw)
+                if case.id == case_id:
+                    return self._lines[index], assigned
+            return None
+        finally:
+            self._file.seek(position)
 
     def close(self) -> None:
         """Close the file now rather than when the CaseFile is collected."""
@@ -193,3 +213,32 @@ def _read_at(file: io.RawIOBase, offset: int, size: int) -> bytes:
         parts.append(part)
         size -= len(part)
     return b"".join(parts)
+
+
+class _HashSet:
+    """A set of hashes (64-bit integers) in one array, open addressing with 0 for an empty
+    slot: 16 to 32 bytes an entry, where a set of the ids themselves takes about 140. Equal
+    hashes do not prove equal ids: a repeat is checked against the file."""
+
+    def __init__(self) -> None:
+        self._slots = array("q", bytes(8 * 1024))
+        self._count = 0
+
+    def add(self, value: int) -> bool:
+        """Add `value`; False if it was there already."""
+        value = value or 1  # 0 marks an empty slot (1 standing for 0 only costs a lookup)
+        slots = self._slots
+        mask = len(slots) - 1
+        slot = value & mask
+        while (held := slots[slot]) != 0:
+            if held == value:
+                return False
+            slot = (slot + 1) & mask
+        slots[slot] = value
+        self._count += 1
+        if 2 * self._count > len(slots):
+            old, self._slots, self._count = slots, array("q", bytes(16 * len(slots))), 0
+            for held in old:
+                if held:
+                    self.add(held)
+        return True

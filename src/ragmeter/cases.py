@@ -160,6 +160,25 @@ def _no_cases(path: Path) -> CaseFileError:
     return CaseFileError(path, "the file has no cases; add at least one record with a 'question'")
 
 
+def _duplicate_id(
+    path: Path, case_id: str, assigned: bool, line: int, first_line: int, first_numbered: bool
+) -> CaseFileError:
+    """The error for the record at `line` whose id (`assigned` if numbered) was first used at
+    `first_line` (by a record numbered by its position if `first_numbered`)."""
+    if assigned:
+        why = f"; this record has no id, so it was numbered {case_id}: give it an id"
+    elif first_numbered:
+        why = "; that record has no id and was numbered by its position: give it an id"
+    else:
+        why = "; ids must be unique: rename one of them"
+    return CaseFileError(
+        path,
+        f"duplicate id '{case_id}' (first used at line {first_line}){why}",
+        line=line,
+        field="id",
+    )
+
+
 class _UniqueIds:
     """The ids of an eval file's records so far: a repeated id is a located CaseFileError."""
 
@@ -173,18 +192,7 @@ class _UniqueIds:
         """Take the id of the record at `line` (`assigned` if numbered), or raise if taken."""
         first = self.first_line.get(case_id)
         if first is not None:
-            if assigned:
-                why = f"; this record has no id, so it was numbered {case_id}: give it an id"
-            elif case_id in self.numbered:
-                why = "; that record has no id and was numbered by its position: give it an id"
-            else:
-                why = "; ids must be unique: rename one of them"
-            raise CaseFileError(
-                self.path,
-                f"duplicate id '{case_id}' (first used at line {first}){why}",
-                line=line,
-                field="id",
-            )
+            raise _duplicate_id(self.path, case_id, assigned, line, first, case_id in self.numbered)
         self.first_line[case_id] = line
         if assigned:
             self.numbered.add(case_id)
