@@ -8,9 +8,13 @@ pipeline's 5 contexts, cycled, each copy's id and question numbered (as `synthet
 bench/common.py makes them, but written one at a time, and each context lengthened to 400
 characters by repeating its text). Then each loader runs in a fresh process that reads the
 file and walks every case once (as a run does), reporting its peak RSS (``ru_maxrss``) and its
-time. A process that only imports ragmeter gives the baseline. The files are written by a
-process of their own, so this one stays small: on Linux a child's ``ru_maxrss`` starts at its
-parent's RSS when it is spawned (the high-water mark of the memory it replaces at exec).
+time. A process that only imports ragmeter gives the baseline.
+
+Peak RSS is the process's own: ``VmHWM`` of /proc/self/status where there is one, else
+``ru_maxrss``. On Linux ``ru_maxrss`` is no use here: a child spawned by subprocess starts
+with its parent's peak RSS (exec records the high-water mark of the memory image it replaces,
+which a vfork child shares with its parent), so a child of a parent that once held 400 MB
+reports at least 400 MB. The files are written by a process of their own all the same.
 Writes bench/results/input_memory.json.
 """
 
@@ -29,7 +33,15 @@ from common import demo_outputs, finish, peak_rss_mb, print_table
 
 CONTEXT_CHARS = 400
 LOADERS = ("baseline", "load_cases", "open_cases")
-COLUMNS = ("cases", "file_mb", "loader", "open_seconds", "walk_seconds", "peak_rss_mb")
+COLUMNS = (
+    "cases",
+    "file_mb",
+    "loader",
+    "open_seconds",
+    "walk_seconds",
+    "peak_rss_mb",
+    "ru_maxrss_mb",
+)
 
 
 def write_cases(path: Path, n: int) -> None:
@@ -52,12 +64,30 @@ def write_cases(path: Path, n: int) -> None:
             file.write(copy.model_dump_json(exclude_defaults=True) + "\n")
 
 
+def own_peak_rss_mb() -> float:
+    """Peak resident memory of this process's own image, in MB (see the module doc)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return peak_rss_mb()
+
+
 def child(loader: str, cases_file: str) -> dict[str, Any]:
     """Load `cases_file` with `loader` and walk every case once, in this process."""
     from ragmeter.cases import load_cases, open_cases
 
     if loader == "baseline":
-        return {"read": 0, "open_seconds": 0.0, "walk_seconds": 0.0, "peak_rss_mb": peak_rss_mb()}
+        return {
+            "read": 0,
+            "open_seconds": 0.0,
+            "walk_seconds": 0.0,
+            "peak_rss_mb": own_peak_rss_mb(),
+            "ru_maxrss_mb": peak_rss_mb(),
+        }
     started = time.perf_counter()
     cases = load_cases(cases_file) if loader == "load_cases" else open_cases(cases_file)
     opened = time.perf_counter()
@@ -70,7 +100,8 @@ def child(loader: str, cases_file: str) -> dict[str, Any]:
         "chars": chars,
         "open_seconds": round(opened - started, 3),
         "walk_seconds": round(walked - opened, 3),
-        "peak_rss_mb": peak_rss_mb(),
+        "peak_rss_mb": own_peak_rss_mb(),
+        "ru_maxrss_mb": peak_rss_mb(),
     }
 
 
@@ -115,7 +146,7 @@ def main() -> None:
 
     print(f"\nreading a JSONL eval set (5 contexts of {CONTEXT_CHARS} chars and an answer)\n")
     print_table(
-        ["cases", "file MB", "loader", "open s", "walk s", "peak RSS MB"],
+        ["cases", "file MB", "loader", "open s", "walk s", "peak RSS MB", "ru_maxrss MB"],
         [[r[key] for key in COLUMNS] for r in rows],
     )
     print()

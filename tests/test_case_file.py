@@ -153,6 +153,14 @@ def test_bad_files_give_the_error_of_load_cases(tmp_path: Path, name: str) -> No
     assert error.startswith(f"{tmp_path / 'set.jsonl'}")
 
 
+def test_load_cases_finds_a_repeated_id_on_the_line_of_its_first_use(tmp_path: Path) -> None:
+    """The duplicate-id check shared with load_cases: two records of a JSON file can start on
+    one line."""
+    text = '[{"id": "a", "question": "q"}, {"id": "a", "question": "q"}]'
+    with pytest.raises(CaseFileError, match="duplicate id 'a' \\(first used at line 1\\)"):
+        load_cases(write(tmp_path, "set.json", text))
+
+
 @pytest.mark.parametrize(
     ("name", "data"),
     [

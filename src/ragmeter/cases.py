@@ -124,6 +124,7 @@ def load_cases(path: str | Path) -> list[Case]:
 
     Either every case loads or :class:`CaseFileError` names the file, line and field at fault.
     Records without an `id` get their 1-based record number (see :func:`assigned_ids`).
+    Every case is held in memory; :func:`open_cases` reads a large .jsonl file case by case.
     """
     path = Path(path).expanduser()
     records = read_records(path, json_columns=_CASE_JSON_COLUMNS)
