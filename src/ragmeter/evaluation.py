@@ -6,7 +6,7 @@ The command line and the pytest plugin call these; they hold the wiring, not the
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,7 @@ def results_path(out: Path | str) -> Path:
 
 
 def build_pipeline(
-    cases: list[Case],
+    cases: Sequence[Case],
     *,
     pipeline: str | None = None,
     answers: Path | str | None = None,
@@ -99,7 +99,7 @@ def build_judge(settings: Settings) -> Judge:
 
 
 def run_and_save(
-    cases: list[Case],
+    cases: Sequence[Case],
     pipeline: Pipeline | MinimalPipeline,
     settings: Settings,
     *,
@@ -146,8 +146,6 @@ def run_and_save(
             on_case=on_case,
             repeats=repeats,
             min_scored_share=settings.min_scored_share,
-            # A batch judge sends a round of calls once every case waits on it: all at once.
-            window=len(cases) if settings.judge.batch else None,
             spool=spool,
         )
         return run_sync(coroutine, closing=(pipeline, judge))
@@ -173,7 +171,7 @@ def run_and_save(
 
 
 def estimate_run(
-    cases: list[Case],
+    cases: Sequence[Case],
     pipeline: Pipeline,
     settings: Settings,
     *,

@@ -153,7 +153,7 @@ needs more cases than the pipeline to keep its own call limit busy."""
 
 
 async def evaluate_async(
-    cases: list[Case],
+    cases: Sequence[Case],
     pipeline: Pipeline | MinimalPipeline,
     judge: Judge | MinimalJudge,
     *,
@@ -172,8 +172,9 @@ async def evaluate_async(
     """Evaluate every case; results keep the eval set's order whatever finishes first.
 
     At most `concurrency` cases are in the pipeline at once; judging admits more, `window`
-    cases at once (default: see `JUDGE_WINDOW`; a batch judge takes every case, so that one
-    round of calls carries them all), and the judge's own limit caps its calls. A blank answer
+    cases at once (default: see `JUDGE_WINDOW`; every case for a judge that works in rounds,
+    `Judge.in_rounds`, so one round of calls carries them all), and the judge's own limit
+    caps its calls. A blank answer
     scores 0 on faithfulness and answer relevancy under every judge
     (`rules.empty_answer_result`).
     Raises :class:`JudgeUnavailable` as soon as the judge can judge nothing (the other cases
@@ -210,19 +211,19 @@ async def evaluate_async(
 
     # Tasks are started as earlier ones finish, at most `window` at once: a task per case up
     # front would hold tens of thousands of coroutines (and their frames) on a large eval set.
-    window = max(1, window) if window is not None else max(16, JUDGE_WINDOW * concurrency)
+    if window is None:
+        window = len(cases) if judge.in_rounds else max(16, JUDGE_WINDOW * concurrency)
+    window = max(1, window)
     running: set[asyncio.Task[None]] = set()
     try:
         for index, case in enumerate(cases):
             if len(running) >= window:
                 finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-                for task in finished:
-                    task.result()  # JudgeUnavailable (or a bug) ends the run here
+                _raise_first_error(finished)  # JudgeUnavailable (or a bug) ends the run here
             running.add(asyncio.ensure_future(one(index, case)))
         while running:
             finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_EXCEPTION)
-            for task in finished:
-                task.result()
+            _raise_first_error(finished)
     except BaseException:
         for task in running:
             task.cancel()
@@ -244,6 +245,15 @@ async def evaluate_async(
     return assemble_run(
         judge.fingerprint(), info, judged, metrics, thresholds, targets, min_scored_share
     )
+
+
+def _raise_first_error(finished: set[asyncio.Task[None]]) -> None:
+    """Raise the first error among `finished` tasks, having read every one's (an error never
+    read is printed as "Task exception was never retrieved" when the task is collected)."""
+    errors = [task.exception() for task in finished if not task.cancelled()]
+    first = next((error for error in errors if error is not None), None)
+    if first is not None:
+        raise first
 
 
 def assemble_run(
@@ -276,7 +286,7 @@ def assemble_run(
 
 
 def evaluate(
-    cases: list[Case],
+    cases: Sequence[Case],
     pipeline: Pipeline | MinimalPipeline,
     judge: Judge | MinimalJudge,
     **kwargs: Any,

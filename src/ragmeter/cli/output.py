@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
@@ -42,7 +43,7 @@ def finish_run(result: RunResult, results_path: Path) -> None:
 
 
 def print_dry_run(
-    cases: list[Case],
+    cases: Sequence[Case],
     pipeline: Pipeline,
     settings: Settings,
     *,

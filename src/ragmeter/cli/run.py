@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 
@@ -134,7 +135,7 @@ def run(
     from .. import evaluation as api
     from ..answers import answers_as_eval_set, check_answers_match
     from ..api import parse_metrics
-    from ..cases import load_cases
+    from ..cases import Case, open_cases
     from ..config import SettingsOverrides
     from ..pipeline import AnswersFilePipeline, Pipeline
     from ..shard import parse_shard, select_shard
@@ -166,6 +167,7 @@ def run(
         )
         cases_path = cases or (Path(settings.cases) if settings.cases else None)
         source: Pipeline
+        eval_cases: Sequence[Case]
         if cases_path is None and answers is not None and not (pipeline or endpoint):
             eval_cases, source = answers_as_eval_set(answers)
             cases_path = answers
@@ -175,7 +177,7 @@ def run(
                 "--answers FILE holding questions, contexts and answers"
             )
         else:
-            eval_cases = load_cases(cases_path)
+            eval_cases = open_cases(cases_path)  # .jsonl: read from disk case by case
             source = api.build_pipeline(
                 eval_cases, pipeline=pipeline, answers=answers, endpoint=endpoint, timeout=timeout
             )

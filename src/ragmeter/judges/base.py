@@ -50,7 +50,7 @@ class Judge(Protocol):
     """Everything ragmeter uses of a judge; built-ins and plugins implement it alike.
 
     Subclass :class:`JudgeBase` to get no-op defaults for the optional members (`warning`,
-    `decision_thresholds`, `stats`, `estimate`, `aclose`). A judge with only `name`,
+    `decision_thresholds`, `in_rounds`, `stats`, `estimate`, `aclose`). A judge with only `name`,
     `fingerprint` and `judge` (:class:`MinimalJudge`) still works: ragmeter adapts it with
     :func:`ensure_judge` where judges come in.
     """
@@ -67,6 +67,12 @@ class Judge(Protocol):
     def decision_thresholds(self) -> dict[MetricName, float]:
         """Per metric, the score at or above which the judge means yes (calibration reads
         it; metrics missing use 0.5)."""
+        ...
+
+    @property
+    def in_rounds(self) -> bool:
+        """Whether the judge sends its calls in rounds (a batch API) once every case it holds
+        waits on it: the runner then gives it every case at once, so one round carries all."""
         ...
 
     def fingerprint(self) -> JudgeFingerprint:
@@ -111,6 +117,11 @@ class JudgeBase(ABC):
     def warning(self) -> str | None:
         """No warnings."""
         return None
+
+    @property
+    def in_rounds(self) -> bool:
+        """Calls go out as they come."""
+        return False
 
     @abstractmethod
     def fingerprint(self) -> JudgeFingerprint:

@@ -164,6 +164,11 @@ class OpenAIJudge(JudgeBase):
         """Tokens and cost so far, per metric and per case (calls made, cache hits apart)."""
         return self.tracker
 
+    @property
+    def in_rounds(self) -> bool:
+        """With `batch`, calls go out in rounds of batch jobs."""
+        return self.config.batch
+
     def stats(self) -> dict[str, Any]:
         """Counters for progress bars and the report."""
         spent, cached = self.tracker.spent, self.tracker.cached
