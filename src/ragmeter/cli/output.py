@@ -85,5 +85,5 @@ def print_dry_run(
     console.print(table)
     cost = "unknown (no price for this model; add one under [judge.prices])"
     if estimate.cost is not None:
-        cost = f"${estimate.cost:.4f}"
+        cost = f"${estimate.cost:.4f}" + (" at batch prices" if estimate.batch else "")
     console.print(f"estimated cost: {cost} · tokens counted by {estimate.tokenizer}")

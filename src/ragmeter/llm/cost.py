@@ -296,5 +296,7 @@ class Estimate(BaseModel):
     completion_tokens: int
     cost: float | None
     """Dollars; None when the model has no price in the table."""
+    batch: bool = False
+    """Whether `cost` is at batch prices (`--batch`)."""
     by_metric: dict[str, MetricEstimate] = Field(default_factory=dict)
     tokenizer: str = "approximate (4 chars/token, 1 token per CJK char)"

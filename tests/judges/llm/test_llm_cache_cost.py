@@ -148,3 +148,16 @@ async def test_dry_run_estimate_counts_calls_and_prompt_tokens(tmp_path):
     assert by["context_recall"].prompt_tokens == actual["ContextRecallPoints"]
     assert by["answer_relevancy"].prompt_tokens == actual["AnswerRelevancy"]
     assert estimate.completion_tokens > 0
+
+
+async def test_a_batch_dry_run_is_priced_at_batch_prices(tmp_path):
+    prices = {"judge-m": Price(prompt=1000.0, completion=1000.0)}
+    with FakeOpenAI(Smart()) as server:
+        online = build_llm_judge(config(server, tmp_path / "a.sqlite", prices=prices))
+        batch = build_llm_judge(config(server, tmp_path / "b.sqlite", prices=prices, batch=True))
+        by_online, by_batch = online.estimate(SAMPLES), batch.estimate(SAMPLES)
+        await online.aclose()
+        await batch.aclose()
+    assert by_online.calls == by_batch.calls and not by_online.batch and by_batch.batch
+    assert by_online.cost is not None and by_online.cost > 0
+    assert by_batch.cost == pytest.approx(by_online.cost / 2)  # OpenAI's Batch API: half

@@ -42,10 +42,12 @@ def estimate_run(
     prices: PriceTable,
     mode: OutputMode = "json_schema",
     verifier: Sequence[MetricName] = (),
+    batch_share: float | None = None,
 ) -> Estimate:
     """Calls and prompt tokens as the prompts would be sent (claims approximated by the
     answer's sentences), expected completion tokens, and the cost; metrics in `verifier` are
-    estimated in verifier mode (a one-token call per claim and evidence window)."""
+    estimated in verifier mode (a one-token call per claim and evidence window). With a
+    `batch_share` (`--batch`), the cost is that share of the online price."""
     by_metric = {m: MetricEstimate() for m in metrics}
 
     def add(
@@ -144,6 +146,7 @@ def estimate_run(
                 )
     prompt = sum(e.prompt_tokens for e in by_metric.values())
     completion = sum(e.completion_tokens for e in by_metric.values())
+    cost = prices.cost(model, prompt, completion)
     from ...llm.cost import _tiktoken_encoder
 
     return Estimate(
@@ -152,7 +155,8 @@ def estimate_run(
         calls=sum(e.calls for e in by_metric.values()),
         prompt_tokens=prompt,
         completion_tokens=completion,
-        cost=prices.cost(model, prompt, completion),
+        cost=None if cost is None else cost * (batch_share if batch_share is not None else 1.0),
+        batch=batch_share is not None,
         by_metric={m: e for m, e in by_metric.items()},
         tokenizer="tiktoken"
         if _tiktoken_encoder(model) is not None

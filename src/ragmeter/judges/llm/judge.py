@@ -220,6 +220,7 @@ class OpenAIJudge(JudgeBase):
             prices=self.tracker.prices,
             mode=self.caller.mode or "json_schema",
             verifier=tuple(m for m, mode in modes if mode == "verifier"),
+            batch_share=self.tracker.batch_share if self.config.batch else None,
         )
 
     async def aclose(self) -> None:
