@@ -39,7 +39,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._exceptions import JudgeUnavailable
 from .errors import LLMCallError, ResponseFormatRejected
 from .replycap import ACCEPT_ENCODING, MAX_REPLY_BYTES, cap_reply_size, too_large
-from .retry import _FORMAT_WORDS, AdaptiveLimiter, RetryPolicy, RetryStats, run_with_retries
+from .retry import (
+    _FORMAT_WORDS,
+    AdaptiveLimiter,
+    RetryPolicy,
+    RetryStats,
+    check_one_loop,
+    run_with_retries,
+)
 
 if TYPE_CHECKING:
     from .client import ChatResponse
@@ -207,8 +214,8 @@ class BatchCollector:
     """Collects a judge's uncached calls into rounds of batch jobs (see the module doc).
 
     `sdk` returns the ``openai.AsyncOpenAI`` client to use; `accept` reads and caches a reply
-    as the online path does. One collector serves one event loop at a time: on another, what
-    was waiting on the old one is dropped.
+    as the online path does. Its waiters belong to the loop of the run that made them, until
+    :meth:`aclose` (another live loop is refused: `retry.check_one_loop`).
     """
 
     def __init__(
@@ -256,10 +263,8 @@ class BatchCollector:
         first to get it (the others asked for the same key: a cache hit for them). Raises
         :class:`LLMCallError` (or a subclass) for a line with an error or no line, and
         :class:`JudgeUnavailable` when the batch API refused the key or is missing."""
-        loop = asyncio.get_running_loop()
-        if loop is not self._loop:
-            self._loop = loop
-            self._reset()
+        self._loop = check_one_loop(self._loop, f"the batch collector of {self.where}")
+        loop = self._loop
         waiter: asyncio.Future[tuple[ChatResponse, bool]] = loop.create_future()
         slot = self._slots.get(request.key)
         if slot is None and request.key in self._resumable:
@@ -456,12 +461,15 @@ class BatchCollector:
         )
 
     async def aclose(self) -> None:
-        """Stop polling; what was submitted stays recorded, for a later run to collect."""
+        """Stop polling; what was submitted stays recorded, for a later run to collect. The
+        next call, on any loop, starts afresh."""
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+        self._loop = None
+        self._reset()
 
 
 def _chunks(slots: dict[str, _Slot]) -> Iterator[dict[str, _Slot]]:
