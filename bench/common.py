@@ -10,6 +10,7 @@ import resource
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +98,7 @@ def judge_config(base_url: str, concurrency: int, cache_path: Path | None) -> An
 
 
 def run_ragmeter(
-    cases: list[Case],
+    cases: Sequence[Case],
     base_url: str,
     *,
     concurrency: int,
@@ -169,7 +170,15 @@ def run_ragmeter(
 
 
 def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far, in MB."""
+    """Peak resident memory of this process so far, in MB: VmHWM where Linux reports it.
+
+    Not `ru_maxrss` there: a child started by `subprocess` begins with its parent's highest
+    RSS in it, so a child would report the parent's peak (the eval set it built) as its own."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)  # kB
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
 

@@ -30,11 +30,11 @@ from server import BenchServer
 
 
 def child_llm(args: argparse.Namespace) -> dict[str, Any]:
-    from ragmeter.cases import load_cases
+    from ragmeter.cases import open_cases
 
-    # The eval set is read from a file, as `ragmeter run --cases F` does; the demo pipeline
-    # that produced its answers ran in the parent, so its index is not in this process.
-    cases = load_cases(args.cases_file)
+    # The eval set is read from a file, as `ragmeter run --cases F` does (case by case); the
+    # demo pipeline that produced its answers ran in the parent, so its index is not here.
+    cases = open_cases(args.cases_file)
     out = run_ragmeter(
         cases,
         args.base_url,
@@ -254,7 +254,7 @@ def main() -> None:
                 "concurrency": args.concurrency,
                 "cases": "demo answered cases x demo pipeline (top_k=5), cycled, "
                 "questions numbered",
-                "memory": "ru_maxrss of the child process running one size",
+                "memory": "peak RSS (VmHWM) of the child process running one size",
                 "linearity": "seconds per case compared from the second size on (the smallest "
                 "run is dominated by start-up)",
                 "metrics": args.metrics or "all four",
