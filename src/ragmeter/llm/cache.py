@@ -37,6 +37,10 @@ CREATE TABLE IF NOT EXISTS embeddings (
     vector TEXT NOT NULL,
     prompt_tokens INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS similarities (
+    key TEXT PRIMARY KEY,
+    scores TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS capabilities (
     endpoint TEXT PRIMARY KEY,
     mode TEXT NOT NULL
@@ -189,6 +193,20 @@ class LLMCache:
             self._db.execute(
                 "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
                 (key, json.dumps(vector), prompt_tokens),
+            )
+
+    def get_similarities(self, key: str) -> list[float] | None:
+        """Similarities a local embedding model gave (:class:`LocalSimilarity`), if stored."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT scores FROM similarities WHERE key = ?", (key,)
+            ).fetchone()
+        return [float(x) for x in json.loads(row[0])] if row else None
+
+    def put_similarities(self, key: str, scores: list[float]) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO similarities VALUES (?, ?)", (key, json.dumps(scores))
             )
 
     def get_mode(self, endpoint: str) -> str | None:

@@ -80,15 +80,18 @@ class LocalSimilarity:
     character bigrams when its model is not installed (``name`` says which were used, and goes
     into the judge's fingerprint). Models load in a worker thread (MiniLM about a second, USE
     about two), never on the event loop, so judge calls keep flowing meanwhile;
-    :meth:`prefetch` starts loading before they are needed.
+    :meth:`prefetch` starts loading before they are needed. With a `cache`, similarities are
+    kept in it under the models' names and the texts, as LLM replies are.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cache: LLMCache | None = None) -> None:
         self._embedder: Any = None
         self._loaded = False
         self._load_lock = threading.Lock()
         self._use_prefetched = False
         self._bigram = BigramSimilarity()
+        self._cache = cache
+        self._models: str | None = None  # `name`, once known: part of every cache key
 
     def _load(self) -> Any:
         with self._load_lock:
@@ -128,6 +131,23 @@ class LocalSimilarity:
         return f"{model}+char-bigram(zh)" if model else "char-bigram"
 
     async def similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]:
+        """Cosine of `anchor` with each of `texts`; from the cache when it was computed before
+        by the same models (a cached re-run then embeds nothing)."""
+        if self._cache is None:
+            return await self._similarity(anchor, texts, lang)
+        if self._models is None:
+            self._models = await asyncio.to_thread(lambda: self.name)  # may load MiniLM
+        key = cache_key(
+            {"similarity": self._models, "lang": lang, "anchor": anchor, "texts": texts}
+        )
+        stored = self._cache.get_similarities(key)
+        if stored is not None and len(stored) == len(texts):
+            return stored
+        scores = await self._similarity(anchor, texts, lang)
+        self._cache.put_similarities(key, scores)
+        return scores
+
+    async def _similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]:
         embedder = None
         if lang != "zh":
             embedder = self._embedder if self._loaded else await asyncio.to_thread(self._load)

@@ -78,7 +78,7 @@ class OpenAIJudge(JudgeBase):
         self.embedder: EmbeddingClient | None = None
         similarity: Similarity
         if config.embedding == "local":
-            similarity = LocalSimilarity()
+            similarity = LocalSimilarity(self.cache if config.use_cache else None)
         else:
             self.embedder = EmbeddingClient(
                 model=config.embedding.model,
