@@ -16,12 +16,12 @@ import threading
 import weakref
 import zlib
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import overload
 
 from ._exceptions import CaseFileError
+from ._on_disk import OnDiskSequence
 from .cases import Case, _case_from_record, _duplicate_id, _mark_assigned, _no_cases
 from .records import jsonl_blank, jsonl_value, located_record, not_utf8, unreadable
 
@@ -32,7 +32,7 @@ from .records import jsonl_blank, jsonl_value, located_record, not_utf8, unreada
 _ENCODING, _SYNTAX, _VALUES, _CASE, _NONE = range(5)
 
 
-class CaseFile(Sequence[Case]):
+class CaseFile(OnDiskSequence[Case]):
     """The cases of a .jsonl eval set, read from the file when used (see the module doc).
 
     Indexing and iterating give cases equal to :func:`~ragmeter.cases.load_cases`'s, a new
@@ -120,25 +120,6 @@ class CaseFile(Sequence[Case]):
 
     def __len__(self) -> int:
         return len(self._offsets)
-
-    @overload
-    def __getitem__(self, index: int) -> Case: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Case]: ...
-
-    def __getitem__(self, index: int | slice) -> Case | list[Case]:
-        if isinstance(index, slice):
-            return [self._read(i) for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(f"case {index} of {len(self)}: out of range")
-        return self._read(index)
-
-    def __iter__(self) -> Iterator[Case]:
-        for index in range(len(self)):
-            yield self._read(index)
 
     def _read(self, index: int) -> Case:
         with self._lock:

@@ -11,16 +11,16 @@ from __future__ import annotations
 import tempfile
 import threading
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import overload
 
+from ._on_disk import OnDiskSequence
 from .results import CaseResult
 
 _MISSING = -1
 
 
-class CaseSpool(Sequence[CaseResult]):
+class CaseSpool(OnDiskSequence[CaseResult]):
     """`CaseResult`s by eval-set position, stored in a temporary file that disappears with
     the spool (it has no name on disk, so a killed run leaves nothing behind).
 
@@ -49,25 +49,6 @@ class CaseSpool(Sequence[CaseResult]):
 
     def __len__(self) -> int:
         return len(self._offsets)
-
-    @overload
-    def __getitem__(self, index: int) -> CaseResult: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[CaseResult]: ...
-
-    def __getitem__(self, index: int | slice) -> CaseResult | list[CaseResult]:
-        if isinstance(index, slice):
-            return [self._read(i) for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(f"case {index} of {len(self)}: out of range")
-        return self._read(index)
-
-    def __iter__(self) -> Iterator[CaseResult]:
-        for index in range(len(self)):
-            yield self._read(index)
 
     def _read(self, index: int) -> CaseResult:
         offset = self._offsets[index]
