@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from ._app import app, make_console, user_errors
 from .options import FormatOpt, LegacyJsonOpt, OutputFormat, wants_json
@@ -33,20 +32,7 @@ def lint(
     if as_json:
         typer.echo(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
     else:
-        _print_report(report, make_console())
+        from ..report.lint import render_lint
+
+        render_lint(report, make_console())
     raise typer.Exit(report.exit_code)
-
-
-def _print_report(report: object, console: Console) -> None:
-    from ..lint import LintReport
-
-    assert isinstance(report, LintReport)
-    styles = {"error": "bold red", "warning": "yellow", "info": "dim"}
-    console.print(report.headline(), soft_wrap=True)
-    for finding in report.findings:
-        ids = f" ({', '.join(finding.case_ids[:6])}{'…' if len(finding.case_ids) > 6 else ''})"
-        ids = ids if finding.case_ids else ""
-        style = styles.get(finding.severity, "")
-        console.print(
-            f"[{style}]{finding.severity}[/{style}] {finding.code}: {finding.message}{ids}"
-        )
