@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
 
 from ._app import app, fail, make_console, user_errors
-
-if TYPE_CHECKING:
-    from ..generate import SkippedFile
-
-_SHOWN = 4
 
 
 @app.command()
@@ -65,6 +58,7 @@ def generate(
     endpoint refuses the key or the model.
     """
     from ..generate import generate_extractive, generate_llm, load_documents, write_generated
+    from ..report.generate import render_generated, skipped_lines
 
     if model is None and (base_url is not None or cache_dir is not None or no_cache):
         fail("--base-url, --cache-dir and --no-cache are for the LLM mode: give --model too")
@@ -77,7 +71,7 @@ def generate(
             fail(f"--out {out}: the eval set is written as JSONL; name it *.jsonl")
         documents, skipped_files = load_documents(docs, lang)  # type: ignore[arg-type]
         if not documents:
-            for line in _skipped_lines(skipped_files):
+            for line in skipped_lines(skipped_files):
                 typer.echo(line, err=True)
             if skipped_files:
                 fail(f"{docs}: no document could be read (the files skipped are listed above)")
@@ -90,7 +84,7 @@ def generate(
         if not result.cases:
             fail(f"{docs}: no sentence made a question; nothing written")
         write_generated(result.cases, out)
-    _print_generated(result, out, n, skipped_files, make_console())
+    render_generated(result, out, n, skipped_files, make_console())
 
 
 def _client(
@@ -108,54 +102,3 @@ def _client(
     )
     client.prepare()
     return client
-
-
-def _print_generated(
-    result: object, out: Path, n: int, skipped_files: list[SkippedFile], console: Console
-) -> None:
-    from ..generate import Generated
-    from ..report.words import counted
-
-    assert isinstance(result, Generated)
-    cats = ", ".join(f"{name} {count}" for name, count in result.by_category.items())
-    langs = ", ".join(f"{name} {count}" for name, count in result.by_lang.items())
-    console.print(
-        f"wrote {counted(len(result.cases), 'case')} to {out} ({cats}; {langs}) from "
-        f"{counted(result.documents, 'document')}, {counted(result.chunks, 'chunk')} "
-        f"({result.mode} mode"
-        + (f", {counted(result.calls, 'call')}" if result.mode == "llm" else "")
-        + ")",
-        soft_wrap=True,
-        markup=False,
-    )
-    if len(result.cases) < n:
-        console.print(
-            f"  {n - len(result.cases)} fewer than --n {n}: the documents gave no more "
-            "distinct questions",
-            soft_wrap=True,
-            markup=False,
-        )
-    for line in _skipped_lines(skipped_files):
-        console.print(line, soft_wrap=True, markup=False)
-    for reason, items in result.skipped.items():
-        shown = ", ".join(items[:_SHOWN])
-        more = f", … ({len(items)} in all)" if len(items) > _SHOWN else ""
-        console.print(
-            f"  left out {len(items)}: {reason} ({shown}{more})", soft_wrap=True, markup=False
-        )
-    console.print(f"next: review {out}, then ragmeter lint {out}", soft_wrap=True, markup=False)
-
-
-def _skipped_lines(skipped_files: list[SkippedFile]) -> list[str]:
-    """A line per reason files were skipped: forty PDFs without pypdf make one, not forty."""
-    by_reason: dict[str, list[str]] = {}
-    for skipped in skipped_files:
-        by_reason.setdefault(skipped.reason, []).append(skipped.path)
-    lines = []
-    for reason, paths in by_reason.items():
-        shown = ", ".join(paths[:_SHOWN]) + (
-            f", … ({len(paths)} in all)" if len(paths) > _SHOWN else ""
-        )
-        what = f"{len(paths)} files ({shown})" if len(paths) > 1 else shown
-        lines.append(f"  skipped {what}: {reason}")
-    return lines
