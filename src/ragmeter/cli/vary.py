@@ -6,12 +6,7 @@ import json
 from pathlib import Path
 
 import typer
-from rich import box
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from ..report.words import counted
 from ._app import app, fail, make_console, user_errors
 from .options import FormatOpt, LegacyJsonOpt, OutputFormat, wants_json
 
@@ -21,9 +16,6 @@ vary_app = typer.Typer(
     rich_markup_mode="rich",
 )
 app.add_typer(vary_app, name="vary")
-
-_SHOWN = 6
-_SHOWN_PAIRS = 3
 
 
 @vary_app.callback()
@@ -82,39 +74,9 @@ def vary(
             eval_cases = attach_outputs(eval_cases, load_outputs(answers), source=str(answers))
         variation = vary_cases(eval_cases, chosen, seed=seed, limit=limit, source=str(cases))
         write_cases(variation.cases, out)
-    _print_variation(variation, out, make_console())
+    from ..report.vary import render_variation
 
-
-def _print_variation(variation: object, out: Path, console: Console) -> None:
-    from ..vary import Variation
-
-    assert isinstance(variation, Variation)
-    made = ", ".join(f"{kind} {n}" for kind, n in variation.made.items())
-    originals = len(variation.cases) - variation.n_variants
-    console.print(
-        f"wrote {len(variation.cases)} cases to {out}: {originals} originals and "
-        f"{variation.n_variants} variants ({made})",
-        soft_wrap=True,
-        markup=False,
-    )
-    if variation.skipped:
-        console.print("not varied:", markup=False)
-    for skipped in variation.skipped:
-        ids = ", ".join(skipped.case_ids[:_SHOWN])
-        more = f", … ({len(skipped.case_ids)} in all)" if len(skipped.case_ids) > _SHOWN else ""
-        console.print(
-            f"  {skipped.kind}: {counted(len(skipped.case_ids), 'case')}, {skipped.reason} "
-            f"({ids}{more})",
-            soft_wrap=True,
-            markup=False,
-        )
-    fixed = all(case.answer is not None for case in variation.cases)
-    how = "" if fixed else " --pipeline MODULE:FUNCTION (or --endpoint URL)"
-    console.print(
-        f"next: ragmeter run --cases {out}{how} --out DIR, then ragmeter vary check DIR",
-        soft_wrap=True,
-        markup=False,
-    )
+    render_variation(variation, out, make_console())
 
 
 @vary_app.command()
@@ -154,85 +116,7 @@ def check(
     if as_json:
         typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
     else:
-        _print_check(result, make_console(), max_broken=max_broken)
+        from ..report.vary import render_vary_check
+
+        render_vary_check(result, make_console(), max_broken=max_broken)
     raise typer.Exit(result.exit_code(fail_on_broken))
-
-
-def _print_check(result: object, console: Console, *, max_broken: int) -> None:
-    from ..vary_check import DIRECTION_LABELS, VaryCheck, reasons
-
-    assert isinstance(result, VaryCheck)
-    console.print(
-        f"{result.source}: {result.variants} variants; 'same' within ±{result.tolerance:g}",
-        soft_wrap=True,
-        markup=False,
-    )
-    table = Table(
-        title="Expected moves of each variant against its origin",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        pad_edge=False,
-        collapse_padding=True,
-    )
-    table.add_column("kind / metric", no_wrap=True)
-    table.add_column("expected", no_wrap=True)
-    for name in ("pairs", "held", "broke", "unscored", "not checked"):
-        table.add_column(name, justify="right")
-    kind = None
-    for row in result.rows:
-        if row.kind != kind:
-            kind = row.kind
-            table.add_row(f"[bold]{escape(kind)}[/bold]")
-        table.add_row(
-            f"  {row.metric}",
-            DIRECTION_LABELS[row.expected],
-            str(row.pairs),
-            str(row.held),
-            f"[bold red]{row.broke}[/bold red]" if row.broke else "0",
-            str(row.unscored),
-            str(row.not_checked),
-        )
-    console.print(table)
-    broken = sorted(result.broken, key=_size_of_break, reverse=True)
-    if broken:
-        console.print(f"\nbroken ({len(broken)}), largest move first:", markup=False)
-    for outcome in broken[:max_broken]:
-        console.print(f"  {_describe(outcome)}", soft_wrap=True, markup=False)
-    if len(broken) > max_broken:
-        console.print(f"  … and {len(broken) - max_broken} more (--limit)", markup=False)
-    for status, title in (("unscored", "unscored"), ("not_checked", "not checked")):
-        found = reasons(result.outcomes, status)  # type: ignore[arg-type]
-        if found:
-            console.print(f"\n{title}:", markup=False)
-        for reason, n, ids in found:
-            more = f", … ({len(ids)} variants)" if len(ids) > _SHOWN_PAIRS else ""
-            console.print(
-                f"  {counted(n, 'pair')}: {reason} ({', '.join(ids[:_SHOWN_PAIRS])}{more})",
-                soft_wrap=True,
-                markup=False,
-            )
-
-
-def _size_of_break(outcome: object) -> float:
-    from ..vary_check import PairOutcome
-
-    assert isinstance(outcome, PairOutcome)
-    after = outcome.variant_score or 0.0
-    before = outcome.predicted if outcome.predicted is not None else outcome.origin_score
-    return abs(after - (1.0 if before is None else before))
-
-
-def _describe(outcome: object) -> str:
-    from ..vary_check import DIRECTION_LABELS, PairOutcome
-
-    assert isinstance(outcome, PairOutcome)
-    expected = DIRECTION_LABELS[outcome.expected]
-    after = f"{outcome.variant_score:.2f}"
-    if outcome.expected == "abstain":
-        return f"{outcome.variant} {outcome.metric}: expected {expected}, scored {after} (answered)"
-    before = f"{outcome.origin_score:.2f}" if outcome.origin_score is not None else "?"
-    line = f"{outcome.variant} {outcome.metric}: expected {expected}, {before} → {after}"
-    if outcome.predicted is not None:
-        line += f" (the chunks' verdicts predict {outcome.predicted:.2f})"
-    return line + f" [origin {outcome.origin}]"
