@@ -50,40 +50,9 @@ def print_dry_run(
     lang: Lang | None = None,
     metrics: tuple[MetricName, ...] = METRICS,
 ) -> None:
-    """Estimate the judge's calls, tokens and cost without calling anything."""
-    from rich.table import Table
-
+    """Estimate the judge's calls, tokens and cost without calling anything, and print it."""
     from ..evaluation import estimate_run
+    from ..report.dry_run import render_dry_run
 
-    console = make_console()
-    estimate = estimate_run(
-        cases,
-        pipeline,
-        settings,
-        lang=lang,
-        metrics=metrics,
-    )
-    if estimate is None:
-        console.print(
-            f"judge '{settings.judge.kind}' makes no paid calls: {len(cases)} cases cost nothing"
-        )
-        return
-    table = Table(title=f"Dry run: {estimate.cases} cases, judge {estimate.model}")
-    for column in ("metric", "calls", "prompt tokens", "completion tokens"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
-    for metric, part in estimate.by_metric.items():
-        table.add_row(
-            metric, f"{part.calls:,}", f"{part.prompt_tokens:,}", f"{part.completion_tokens:,}"
-        )
-    table.add_row(
-        "total",
-        f"{estimate.calls:,}",
-        f"{estimate.prompt_tokens:,}",
-        f"{estimate.completion_tokens:,}",
-        style="bold",
-    )
-    console.print(table)
-    cost = "unknown (no price for this model; add one under [judge.prices])"
-    if estimate.cost is not None:
-        cost = f"${estimate.cost:.4f}" + (" at batch prices" if estimate.batch else "")
-    console.print(f"estimated cost: {cost} · tokens counted by {estimate.tokenizer}")
+    estimate = estimate_run(cases, pipeline, settings, lang=lang, metrics=metrics)
+    render_dry_run(estimate, make_console(), judge=settings.judge.kind, cases=len(cases))
