@@ -62,3 +62,14 @@ def test_dry_run_prints_the_estimate_or_that_the_judge_costs_nothing() -> None:
     assert "Dry run: 3 cases, judge m" in text
     assert "faithfulness" in text and "total" in text and "1,234" in text
     assert "estimated cost: $0.0123 at batch prices · tokens counted by approximate" in text
+
+
+def test_a_model_without_a_price_is_told_where_to_add_one() -> None:
+    estimate = Estimate(
+        model="m", cases=1, calls=1, prompt_tokens=10, completion_tokens=2, cost=None
+    )
+    console, buffer = _console()
+    render_dry_run(estimate, console, judge="openai", cases=1)
+    assert "estimated cost: unknown (no price for this model; add one under [judge.prices])" in (
+        buffer.getvalue()
+    )

@@ -36,4 +36,5 @@ def render_dry_run(estimate: Estimate | None, console: Console, *, judge: str, c
     cost = "unknown (no price for this model; add one under [judge.prices])"
     if estimate.cost is not None:
         cost = f"${estimate.cost:.4f}" + (" at batch prices" if estimate.batch else "")
-    console.print(f"estimated cost: {cost} · tokens counted by {estimate.tokenizer}")
+    # markup=False: "[judge.prices]" is text to type, not a rich style tag
+    console.print(f"estimated cost: {cost} · tokens counted by {estimate.tokenizer}", markup=False)
