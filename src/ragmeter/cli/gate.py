@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
 from ._app import app, fail, user_errors
 from .options import ConfigOpt, FormatOpt, LegacyJsonOpt, OutputFormat, wants_json
-
-if TYPE_CHECKING:
-    from ..gate import GateResult
 
 EXIT_GATE_FAILED = 1
 
@@ -48,7 +44,7 @@ def gate(
     as_json = wants_json(output_format, legacy_json)
     from ..config import load_settings
     from ..gate import gate_run
-    from ..report.safe import printable
+    from ..report.gate import render_gate
     from ..results import load_run
 
     with user_errors():
@@ -84,32 +80,9 @@ def gate(
     if as_json:
         typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
     else:
-        against = f" against {result.baseline}" if result.baseline else " (no baseline)"
-        typer.echo(
-            f"ragmeter gate: {new}{against} · alpha {result.alpha} (Holm) · margin "
-            f"{result.margin}"
-            + (f" · mean of {result.repeats} judgements" if result.repeats > 1 else "")
-        )
-        for verdict in result.verdicts:
-            typer.echo(printable(verdict.line))
-        for warning in result.warnings:
-            typer.echo(f"warning: {printable(warning)}")
-        typer.echo(_closing_line(result))
+        typer.echo(render_gate(result, str(new)), nl=False)
     if not result.passed:
         raise typer.Exit(EXIT_GATE_FAILED)
-
-
-_FAILURE_WORDS = {
-    "measured": "a metric was not measured",
-    "floor": "below a floor",
-    "baseline": "a real regression against the baseline",
-}
-
-
-def _closing_line(result: GateResult) -> str:
-    if result.passed:
-        return "PASSED with warnings (see above)" if result.warnings else "PASSED"
-    return "FAILED: " + "; ".join(_FAILURE_WORDS[k] for k in result.failed_kinds) + " (see above)"
 
 
 @app.command()
