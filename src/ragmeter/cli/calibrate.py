@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ._app import app, fail, user_errors
+from ._app import app, fail, make_console, user_errors
 from .options import (
     ApiKeyEnvOpt,
     BaseUrlOpt,
@@ -128,14 +128,9 @@ def calibrate(
     if json_out:
         typer.echo(result.model_dump_json(indent=2))
         return
-    from rich.console import Console
-
     from ..report.calibrate import render_calibration
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=120)
-    render_calibration(result, console, written=path, stored=stored)
+    render_calibration(result, make_console(), written=path, stored=stored)
 
 
 def _judge_labels(
