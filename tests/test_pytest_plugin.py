@@ -126,3 +126,17 @@ def test_every_case_failing_is_never_a_pass(pytester, tmp_path):
     assert "faithfulness was not measured: 0 of 40 cases scored" in out
     assert "40 cases (c000, c001, c002): pipeline error" in out and "index offline" in out
     assert "FAIL faithfulness: not measured" in out
+
+
+def test_the_worst_cases_listed_are_the_worst_by_the_mean_of_repeats():
+    from factories import case, run
+    from ragmeter.pytest_plugin import _worst_lines
+
+    rejudged = run(
+        [
+            case("a", {"faithfulness": 0.9}, repeats={"faithfulness": [0.9, 0.3, 0.3]}),
+            case("b", {"faithfulness": 0.4}, repeats={"faithfulness": [0.4, 1.0, 1.0]}),
+        ]
+    )
+    lines = [line for line in _worst_lines(rejudged, "faithfulness") if not line.startswith("    ")]
+    assert [line.split()[:2] for line in lines] == [["0.50", "a"], ["0.80", "b"]]

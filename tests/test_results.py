@@ -208,3 +208,28 @@ def test_numbers_ragmeter_never_writes_are_refused_in_one_line(tmp_path, number,
     path.write_text(text.replace('"X"', "null"))
     with pytest.raises(ResultsError, match=re.escape(words)):
         load_run(path)
+
+
+def test_a_cases_outcome_is_its_aggregate_score_failed_or_unscored():
+    from factories import case
+
+    c = case(
+        "c",
+        {"faithfulness": 0.9, "answer_relevancy": "judge error: boom", "context_recall": "x"},
+        repeats={"faithfulness": [0.9, 0.3, 0.3], "answer_relevancy": [None, 0.9, 0.8]},
+    )
+    faith = c.outcome("faithfulness", 0.7)
+    assert faith.score == pytest.approx(0.5) and faith.failed and faith.unscored_reason is None
+    assert faith.result is c.metrics["faithfulness"]  # the evidence: the first judgement's
+    assert not c.outcome("faithfulness").failed  # no threshold, no failure
+    relevancy = c.outcome("answer_relevancy", 0.5)  # first unscored, two scored repeats
+    assert relevancy.score == pytest.approx(0.85) and not relevancy.failed
+    assert relevancy.unscored_reason is None
+    recall = c.outcome("context_recall", 0.5)
+    assert (recall.score, recall.failed, recall.unscored_reason) == (None, False, "x")
+    precision = c.outcome("context_precision", 0.5)
+    assert (precision.score, precision.result, precision.unscored_reason) == (
+        None,
+        None,
+        "not judged",
+    )

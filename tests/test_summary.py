@@ -279,7 +279,7 @@ def _oracle_unscored(cases, metrics):
     for case in cases:
         for metric in metrics:
             result = case.metrics.get(metric)
-            if result is not None and result.score is None:
+            if result is not None and case.aggregate_score(metric) is None:
                 cause = without_case_id(result.unscored_reason or "unscored", case.id)
                 yield case, metric, (unscored_code(result), cause)
 
@@ -497,3 +497,31 @@ def test_the_builder_keeps_no_case():
         ["c0", "c2", "c4"],
     )
     assert (b.n_cases, b.example_ids) == (25, ["c1", "c3", "c5"])
+
+
+def test_a_case_scored_by_its_repeats_is_not_listed_unscored():
+    # First judgement unscored, two repeats scored: it counts in the mean, so it is not
+    # unscored anywhere; with one scored repeat it stays unscored (the first judgement).
+    from ragmeter.summary import group_unscored
+
+    cases = [
+        _case("a", faithfulness=0.9),
+        CaseResult(
+            id="b",
+            question="q",
+            metrics={"faithfulness": MetricResult.unscored("faithfulness", "judge error: boom")},
+            repeats={"faithfulness": [None, 0.6, 0.8]},
+        ),
+        CaseResult(
+            id="c",
+            question="q",
+            metrics={"faithfulness": MetricResult.unscored("faithfulness", "judge error: boom")},
+            repeats={"faithfulness": [None, 0.6]},
+        ),
+    ]
+    summary = summarize_run(cases, ("faithfulness",))
+    faithfulness = summary.metrics["faithfulness"]
+    assert (faithfulness.n_scored, faithfulness.n_unscored) == (2, 1)
+    (group,) = summary.unscored_groups
+    assert (group.n_cases, group.n_results, group.example_ids) == (1, 1, ["c"])
+    assert group_unscored(cases, ("faithfulness",)) == summary.unscored_groups

@@ -78,7 +78,7 @@ def _worst_lines(run: RunResult, metric: MetricName, limit: int = 5) -> list[str
     from .explain import explain, short
 
     scored = sorted(
-        ((s, c) for c in run.cases if (s := c.score(metric)) is not None),
+        ((s, c) for c in run.cases if (s := c.outcome(metric).score) is not None),
         key=lambda sc: (sc[0], sc[1].id),
     )
     lines = []

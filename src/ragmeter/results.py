@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
@@ -45,6 +45,26 @@ RESULTS_FILE = "results.json"
 def _pair(value: Any) -> Any:
     """A JSON array of two numbers as a tuple, for strict validation of a `ci` read back."""
     return tuple(value) if isinstance(value, list) else value
+
+
+class Outcome(NamedTuple):
+    """A case's outcome on one metric as every summary, report, `compare` and the gate count
+    it (:meth:`CaseResult.outcome`): scored with :meth:`CaseResult.aggregate_score`, failed
+    when that is below the threshold, else unscored."""
+
+    score: float | None
+    """The score it counts with; None when unscored or not judged."""
+    result: MetricResult | None
+    """The first judgement (its evidence, its unscored reason); None when not judged."""
+    failed: bool
+    """Scored below the threshold asked about."""
+
+    @property
+    def unscored_reason(self) -> str | None:
+        """Why it is unscored (`not judged` when it was not); None when scored."""
+        if self.score is not None:
+            return None
+        return "not judged" if self.result is None else self.result.unscored_reason or "unscored"
 
 
 class CaseResult(CaseFields, CaseId):
@@ -104,6 +124,14 @@ class CaseResult(CaseFields, CaseId):
         if len(scored) > 1:
             return sum(scored) / len(scored)
         return self.score(metric)
+
+    def outcome(self, metric: MetricName, threshold: float | None = None) -> Outcome:
+        """The case's :class:`Outcome` on `metric`: its :meth:`aggregate_score`, failed when
+        below `threshold`, unscored when it has none (a first judgement left unscored counts
+        as scored once two or more of its repeats were scored)."""
+        score = self.aggregate_score(metric)
+        failed = score is not None and threshold is not None and score < threshold
+        return Outcome(score, self.metrics.get(metric), failed)
 
 
 class MetricSummary(BaseModel):
@@ -715,6 +743,7 @@ __all__ = [
     "Finding",
     "MetricHealth",
     "MetricSummary",
+    "Outcome",
     "RunHealth",
     "RunInfo",
     "RunResult",

@@ -57,7 +57,7 @@ def _outcome(case: CaseResult, metric: MetricName, first_only: bool = False) -> 
     result = case.metrics.get(metric)
     if result is None:
         return _NOT_JUDGED
-    value = result.score if first_only else case.aggregate_score(metric)
+    value = result.score if first_only else case.outcome(metric).score
     return _cause(case, result) if value is None else value
 
 
@@ -264,10 +264,8 @@ class SummaryBuilder:
                 outcome = one.setdefault(outcome, outcome)
             tally.count(outcome)
             category[metric].count(outcome)
-            result = case.metrics.get(metric)
-            if result is not None and result.score is None:  # the first judgement, as shown
-                cause = outcome if isinstance(outcome, tuple) else _cause(case, result)
-                causes[metric] = one.setdefault(cause, cause)
+            if isinstance(outcome, tuple) and metric in case.metrics:  # judged, no score
+                causes[metric] = outcome
         self._unscored.add(case.id, [(m, causes[m]) for m in self.metrics if m in causes])
 
     def build(self) -> RunSummary:
@@ -310,7 +308,9 @@ def group_unscored(
     Per code, the :data:`MAX_CAUSES_PER_CODE` causes that left most results unscored have a
     group each and the others share one, so the groups are bounded by the number of codes
     whatever the number of failing cases (or of distinct error messages). A result counts as
-    unscored when its first judgement is (`MetricResult.score`)."""
+    unscored when the case has no score on it (`CaseResult.outcome`): a re-judged case whose
+    first judgement is unscored but two or more repeats scored counts as scored, as in the
+    means."""
     tally = _UnscoredTally(metrics)
     for case in cases:
         tally.add(
@@ -318,7 +318,8 @@ def group_unscored(
             [
                 (metric, _cause(case, result))
                 for metric in metrics
-                if (result := case.metrics.get(metric)) is not None and result.score is None
+                if (result := case.metrics.get(metric)) is not None
+                and case.outcome(metric).score is None
             ],
         )
     return tally.groups()
@@ -326,5 +327,5 @@ def group_unscored(
 
 def failed_cases(cases: list[CaseResult], metric: MetricName, threshold: float) -> list[CaseResult]:
     """Scored cases below `threshold` on `metric`, worst first."""
-    scored = [c for c in cases if (s := c.aggregate_score(metric)) is not None and s < threshold]
+    scored = [c for c in cases if c.outcome(metric, threshold).failed]
     return sorted(scored, key=lambda c: (c.aggregate_score(metric), c.id))

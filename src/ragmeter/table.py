@@ -59,7 +59,8 @@ def columns(result: RunResult) -> list[str]:
 
 def rows(result: RunResult) -> list[dict[str, Any]]:
     """One dict per case, in eval-set order: the case's fields, then per metric its score
-    (None when unscored) and its unscored reason (None when scored)."""
+    (None when unscored) and its unscored reason (None when scored). A re-judged case has the
+    score it counts with in the summary (`CaseResult.outcome`)."""
     metrics = run_metrics(result)
     table = []
     for case in result.cases:
@@ -76,10 +77,10 @@ def rows(result: RunResult) -> list[dict[str, Any]]:
             "metadata": dict(case.metadata),
         }
         for metric in metrics:
-            found = case.metrics.get(metric)
-            row[metric] = None if found is None else found.score
+            outcome = case.outcome(metric)
+            row[metric] = outcome.score
             row[metric + UNSCORED_SUFFIX] = (
-                "not computed" if found is None else found.unscored_reason
+                "not computed" if outcome.result is None else outcome.unscored_reason
             )
         table.append(row)
     return table

@@ -2,6 +2,8 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from factories import case, judge, run, uniform_run
 from ragmeter.report.failures import explain
 from ragmeter.report.html import json_for_script, render_html
@@ -244,3 +246,43 @@ def test_reports_of_a_large_run_show_the_worst_few_and_count_the_rest(monkeypatc
     assert sorted(c["scores"]["faithfulness"] for c in data["cases"]) == lowest
     assert "The case list holds the 100 worst of 3,000 cases" in html
     assert "holds the" not in render_html(ReportInputs(run(cases[:50])))  # a small run: every case
+
+
+def _rejudged_run():
+    """Re-judged cases whose first judgement and mean disagree: a passes first then fails on
+    the mean (0.9 → 0.5), b the reverse (0.4 → 0.8), c is first unscored then scored twice."""
+    return run(
+        [
+            case("a", {"faithfulness": 0.9}, repeats={"faithfulness": [0.9, 0.3, 0.3]}),
+            case("b", {"faithfulness": 0.4}, repeats={"faithfulness": [0.4, 1.0, 1.0]}),
+            case(
+                "c",
+                {"faithfulness": "judge error: boom"},
+                repeats={"faithfulness": [None, 0.9, 0.8]},
+            ),
+        ]
+    )
+
+
+def test_junit_counts_rejudged_cases_with_their_mean_as_the_summary_does():
+    r = _rejudged_run()
+    summary = r.summary.metrics["faithfulness"]
+    assert (summary.n_failed, summary.n_unscored) == (1, 0)
+    root = ET.fromstring(render_junit(ReportInputs(r)))
+    assert (root.get("failures"), root.get("skipped")) == ("1", "0")
+    suite = root.find("testsuite[@name='ragmeter.faithfulness']")
+    assert [t.get("name") for t in suite.iter("testcase") if t.find("failure") is not None] == ["a"]
+    assert "0.500 < threshold 0.70" in suite.find("testcase[@name='a']/failure").get("message")
+    assert suite.find("testcase[@name='c']/system-out").text == "faithfulness 0.850"
+
+
+def test_html_case_table_and_its_failing_filter_use_the_mean_of_repeats():
+    r = _rejudged_run()
+    data = _html_detail_data(render_html(ReportInputs(r)))
+    by_id = {c["id"]: c for c in data["cases"]}
+    assert by_id["a"]["scores"]["faithfulness"] == pytest.approx(0.5)
+    assert [cid for cid, c in by_id.items() if c["failing"]] == ["a"]
+    assert "faithfulness" not in by_id["c"]["unscored"]
+    assert by_id["c"]["scores"]["faithfulness"] == pytest.approx(0.85)
+    worst = _html_detail_data(render_html(ReportInputs(r), max_cases=1))
+    assert [c["id"] for c in worst["cases"]] == ["a"]  # the worst by the mean, not b

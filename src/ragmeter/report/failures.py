@@ -37,12 +37,9 @@ def worst_failures(
     keys: list[tuple[float, int, str, int]] = []
     for index, case in enumerate(run.cases):
         for metric in metrics:
-            score = case.aggregate_score(metric)  # re-judged: the mean, as the summary counts
-            threshold = run.run.thresholds.get(metric)
-            if score is None or threshold is None:
-                continue
-            if score < threshold:
-                keys.append((score, order[metric], case.id, index))
+            outcome = case.outcome(metric, run.run.thresholds.get(metric))
+            if outcome.failed and outcome.score is not None:  # re-judged: the mean
+                keys.append((outcome.score, order[metric], case.id, index))
     total = len(keys)
     shown = sorted(keys) if limit is None else heapq.nsmallest(max(0, limit), keys)
     failures = []

@@ -189,7 +189,8 @@ large run's every case; results.json keeps them all."""
 def shown_cases(run: RunResult, limit: int = MAX_CASES) -> Sequence[CaseResult]:
     """The cases the viewer holds, in eval-set order: every case when there are at most
     `limit`, else the `limit` worst: failing some metric (furthest below its threshold first),
-    then unscored for a reason other than by design, then the others."""
+    then unscored for a reason other than by design, then the others. A re-judged case counts
+    with the mean of its judgements (`CaseResult.outcome`), here and in the case table."""
     if len(run.cases) <= limit:
         return run.cases
     thresholds = run.run.thresholds
@@ -199,10 +200,11 @@ def shown_cases(run: RunResult, limit: int = MAX_CASES) -> Sequence[CaseResult]:
         worst, unscored = math.inf, case.pipeline_error is not None
         for metric, result in case.metrics.items():
             threshold = thresholds.get(metric)
-            if result.score is None:
+            score = case.outcome(metric).score
+            if score is None:
                 unscored = unscored or unscored_code(result) not in BY_DESIGN_CODES
             elif threshold is not None:
-                worst = min(worst, result.score - threshold)
+                worst = min(worst, score - threshold)
         return (0 if worst < 0 else 1 if unscored else 2, worst, index)
 
     chosen = heapq.nsmallest(max(0, limit), range(len(run.cases)), key=key)
@@ -214,16 +216,15 @@ def _case_data(run: RunResult, cases: Sequence[CaseResult]) -> list[dict[str, An
     for case in cases:
         scores, unscored, failing, evidence = {}, {}, [], {}
         for metric in METRICS:
-            result = case.metrics.get(metric)
-            scores[metric] = None if result is None else result.score
-            if result is None:
-                unscored[metric] = "not judged"
-                continue
-            if result.score is None:
-                unscored[metric] = result.unscored_reason or "unscored"
-            threshold = run.run.thresholds.get(metric)
-            if result.score is not None and threshold is not None and result.score < threshold:
+            outcome = case.outcome(metric, run.run.thresholds.get(metric))
+            scores[metric] = outcome.score
+            if outcome.unscored_reason is not None:
+                unscored[metric] = outcome.unscored_reason
+            if outcome.failed:
                 failing.append(metric)
+            result = outcome.result
+            if result is None:
+                continue
             evidence[metric] = result.evidence.model_dump(
                 mode="json",
                 include={"claims", "chunks", "points", "generated_questions", "notes"},

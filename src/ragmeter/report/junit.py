@@ -1,7 +1,8 @@
 """JUnit XML: one test case per eval case × metric, so CI dashboards list RAG failures.
 
 A score below the run's failure threshold is a <failure> carrying the judge's evidence; an
-unscored metric is <skipped> with its reason; a pipeline error is an <error>.
+unscored metric is <skipped> with its reason; a pipeline error is an <error>. A re-judged case
+counts with the mean of its judgements (`CaseResult.outcome`), as the summary counts it.
 """
 
 from __future__ import annotations
@@ -37,29 +38,29 @@ def render_junit(report: ReportInputs) -> str:
             test = ET.SubElement(
                 suite, "testcase", classname=f"ragmeter.{metric}", name=_clean(case.id), time="0"
             )
-            result = case.metrics.get(metric)
+            outcome = case.outcome(metric, threshold)
             if case.pipeline_error is not None:
                 counts["errors"] += 1
                 node = ET.SubElement(
                     test, "error", message=_clean(case.pipeline_error[:500]), type="PipelineError"
                 )
                 node.text = _clean(case.question)
-            elif result is None or result.score is None:
+            elif outcome.score is None:
                 counts["skipped"] += 1
-                reason = "not judged" if result is None else result.unscored_reason or "unscored"
+                reason = outcome.unscored_reason
                 ET.SubElement(test, "skipped", message=_clean(f"unscored: {reason}"))
-            elif threshold is not None and result.score < threshold:
+            elif outcome.failed and threshold is not None:
                 counts["failures"] += 1
                 node = ET.SubElement(
                     test,
                     "failure",
-                    message=_clean(f"{metric} {result.score:.3f} < threshold {threshold:.2f}"),
+                    message=_clean(f"{metric} {outcome.score:.3f} < threshold {threshold:.2f}"),
                     type="BelowThreshold",
                 )
                 lines = [f"question: {case.question}", *explain(case, metric, run.judge)]
                 node.text = _clean("\n".join(lines))
             else:
-                ET.SubElement(test, "system-out").text = _clean(f"{metric} {result.score:.3f}")
+                ET.SubElement(test, "system-out").text = _clean(f"{metric} {outcome.score:.3f}")
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value
