@@ -242,7 +242,8 @@ class BatchCollector:
         self._unreachable_is_fatal = unreachable_is_fatal
         self.stats = BatchStats()
         self._limiter = AdaptiveLimiter(4)
-        self._retry_stats = RetryStats()
+        self.retry_stats = RetryStats()
+        """Retries of the batch API's own requests (uploads, submissions, polls)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reset()
 
@@ -455,7 +456,7 @@ class BatchCollector:
             call,
             policy=self.policy,
             limiter=self._limiter,
-            stats=self._retry_stats,
+            stats=self.retry_stats,
             what=f"batch API of {self.where}",
             unreachable_is_fatal=fatal,
         )

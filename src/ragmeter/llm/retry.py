@@ -13,8 +13,8 @@ import random
 import re
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import asdict, dataclass, field, fields
 from typing import TypeVar
 
 from .._deadline import within
@@ -164,12 +164,23 @@ class AdaptiveLimiter:
 
 @dataclass
 class RetryStats:
-    """Counters of retried failures, for progress displays."""
+    """Counters of retried failures, reported in the run's `judge_stats`: how many calls
+    were sent again, and the failures (each attempt's) by kind."""
 
     retries: int = 0
     timeouts: int = 0
     server_errors: int = 0
+    """HTTP 5xx replies."""
     connection_errors: int = 0
+
+    @classmethod
+    def total(cls, stats: Iterable[RetryStats]) -> dict[str, int]:
+        """The counters of `stats` summed, by name."""
+        summed = {f.name: 0 for f in fields(cls)}
+        for one in stats:
+            for name, value in asdict(one).items():
+                summed[name] += value
+        return summed
 
 
 async def run_with_retries(

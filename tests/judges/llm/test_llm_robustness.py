@@ -164,6 +164,32 @@ async def test_server_errors_and_timeouts_are_retried(tmp_path):
     assert judge.stats()["retries"] == 3
 
 
+async def test_judge_stats_say_why_calls_were_retried_over_every_client(tmp_path):
+    faults = [
+        Fault("server_error", times=2, schema="ContextRecallPoints"),
+        Fault("slow", times=1, delay=1.0, schema="ContextPrecisionVerdicts"),
+    ]
+    with FakeOpenAI(Smart(), faults=faults) as server:
+        judge = make_judge(server, tmp_path, timeout=0.3)
+        await judge.judge(sample(1), ("context_recall", "context_precision"))
+        await judge.aclose()
+    stats = judge.stats()
+    assert (stats["retries"], stats["server_errors"], stats["timeouts"]) == (3, 2, 1)
+    assert stats["connection_errors"] == 0
+    judge.embedder.retry_stats.retries += 1  # the embedding client's retries count too
+    judge.embedder.retry_stats.connection_errors += 1
+    assert (judge.stats()["retries"], judge.stats()["connection_errors"]) == (4, 1)
+
+
+def test_judge_stats_count_the_batch_collectors_retries(tmp_path):
+    with FakeOpenAI(Smart()) as server:
+        judge = make_judge(server, tmp_path, batch=True)
+        judge.client.batcher.retry_stats.retries += 2
+        judge.client.batcher.retry_stats.timeouts += 2
+        stats = judge.stats()
+    assert (stats["retries"], stats["timeouts"]) == (2, 2)
+
+
 async def test_persistent_server_error_leaves_the_metric_unscored(tmp_path):
     with FakeOpenAI(Smart(), faults=[Fault("server_error", schema="ContextRecallPoints")]) as srv:
         judge = make_judge(srv, tmp_path, max_retries=1)

@@ -11,7 +11,7 @@ from ...llm.cache import LLMCache, default_cache_path
 from ...llm.client import ChatClient
 from ...llm.cost import CostTracker, Estimate, PriceTable
 from ...llm.embeddings import EmbeddingClient, LocalSimilarity, Similarity
-from ...llm.retry import RetryPolicy
+from ...llm.retry import RetryPolicy, RetryStats
 from ...llm.structured import StructuredCaller
 from ..base import METRICS, JudgeBase, JudgeFingerprint, MetricName, MetricResult, Sample
 from .config import LLMJudgeConfig
@@ -172,7 +172,11 @@ class OpenAIJudge(JudgeBase):
     def stats(self) -> dict[str, Any]:
         """Counters for progress bars and the report."""
         spent, cached = self.tracker.spent, self.tracker.cached
-        retry = self.client.retry_stats
+        retried = [self.client.retry_stats]
+        if self.config.batch:
+            retried.append(self.client.batcher.retry_stats)
+        if self.embedder is not None:
+            retried.append(self.embedder.retry_stats)
         out: dict[str, Any] = {
             "calls": spent.calls,
             "cached_calls": cached.calls,
@@ -181,7 +185,7 @@ class OpenAIJudge(JudgeBase):
             "cached_prompt_tokens": cached.prompt_tokens,
             "cached_completion_tokens": cached.completion_tokens,
             "cost": self.tracker.cost,
-            "retries": retry.retries,
+            **RetryStats.total(retried),
             "rate_limited": self.client.limiter.rate_limited,
             "concurrency": self.client.limiter.limit,
             "output_mode": self.caller.mode,
