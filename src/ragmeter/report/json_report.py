@@ -1,10 +1,12 @@
-"""JSON report: the compact summary, the diagnosis, noise and (with a baseline) the comparison."""
+"""JSON report: the compact summary, the diagnosis, the judge's calibration and spend, noise and
+(with a baseline) the comparison."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from .calibration import calibration_dict
 from .inputs import ReportInputs
 
 
@@ -24,6 +26,7 @@ def report_dict(report: ReportInputs) -> dict[str, Any]:
         },
         "diagnosis": run.diagnosis.model_dump(mode="json"),
         "warnings": list(run.run.warnings),
+        "calibration": calibration_dict(run),
         "judge_spend": dict(run.run.judge_stats),
     }
     noise = report.noise
