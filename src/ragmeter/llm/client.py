@@ -8,6 +8,7 @@ import dataclasses
 import functools
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 from urllib.parse import urlparse
@@ -58,7 +59,7 @@ class ChatResponse:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached: bool = False
-    logprobs: list[TokenLogprob] | None = None
+    logprobs: Sequence[TokenLogprob] | None = None
     """Per output token, when asked for and the endpoint returned them."""
 
     @property

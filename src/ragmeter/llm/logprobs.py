@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 _VALUE_LEAD = ' \t\r\n"'
 
@@ -72,14 +72,65 @@ def dumps(tokens: Sequence[TokenLogprob] | None) -> str | None:
     return json.dumps([(t.token, t.logprob, t.top) for t in tokens], check_circular=False)
 
 
-def loads(text: str | None) -> list[TokenLogprob] | None:
-    """Tokens from :func:`dumps` text."""
+def loads(text: str | None) -> Sequence[TokenLogprob] | None:
+    """Tokens from :func:`dumps` text, decoded when first read (see :class:`StoredTokens`)."""
     if not text:
         return None
-    return [
-        TokenLogprob(token, logprob, tuple([(a, lp) for a, lp in top]))
-        for token, logprob, top in json.loads(text)
-    ]
+    return StoredTokens(text)
+
+
+class StoredTokens(Sequence[TokenLogprob]):
+    """The tokens of a cached reply, decoded from their JSON the first time they are read, and
+    each token built only when it is looked at.
+
+    Decoding is most of what a cache hit costs (a reply's ~100 tokens with their alternatives).
+    Only the graded verdicts read the tokens (recall, precision, claim verdicts), and of those
+    only the text of every token and the alternatives at a few values."""
+
+    __slots__ = ("_built", "_raw", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._raw: list[list[Any]] | None = None
+        self._built: dict[int, TokenLogprob] = {}
+
+    def _items(self) -> list[list[Any]]:
+        if self._raw is None:
+            self._raw = json.loads(self._text)
+        return self._raw
+
+    def texts(self) -> list[str]:
+        """Every token's text, without building the tokens."""
+        return [item[0] for item in self._items()]
+
+    def _token(self, index: int) -> TokenLogprob:
+        token = self._built.get(index)
+        if token is None:
+            text, logprob, top = self._items()[index]
+            token = TokenLogprob(text, logprob, tuple([(a, lp) for a, lp in top]))
+            self._built[index] = token
+        return token
+
+    @overload
+    def __getitem__(self, index: int) -> TokenLogprob: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[TokenLogprob]: ...
+
+    def __getitem__(self, index: int | slice) -> TokenLogprob | Sequence[TokenLogprob]:
+        if isinstance(index, slice):
+            return [self._token(i) for i in range(len(self))[index]]
+        return self._token(range(len(self))[index])  # a negative index, or IndexError
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+
+def token_texts(tokens: Sequence[TokenLogprob]) -> list[str]:
+    """The text of each of `tokens`."""
+    if isinstance(tokens, StoredTokens):
+        return tokens.texts()
+    return [t.token for t in tokens]
 
 
 def _label_of(token: str, labels: Mapping[str, str]) -> str | None:
@@ -131,15 +182,16 @@ def field_probabilities(
     """
     if not tokens or not text:
         return []
-    spelled = "".join(t.token for t in tokens)
+    texts = token_texts(tokens)
+    spelled = "".join(texts)
     if spelled.count(text) != 1:
         return []
     base = spelled.index(text)
     starts = []
     offset = 0
-    for token in tokens:
+    for piece in texts:
         starts.append(offset)
-        offset += len(token.token)
+        offset += len(piece)
     out: list[dict[str, float] | None] = []
     for match in re.finditer(rf'"{re.escape(field)}"\s*:\s*"?', text):
         position = base + match.end()
@@ -157,10 +209,12 @@ def field_probabilities(
 
 
 __all__ = [
+    "StoredTokens",
     "TokenLogprob",
     "distribution_at",
     "dumps",
     "field_probabilities",
     "from_choice",
     "loads",
+    "token_texts",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -61,7 +61,7 @@ class StructuredResult(Generic[M]):
     usage: Usage = field(default_factory=Usage)
     text: str = ""
     """The raw reply `value` was read from."""
-    logprobs: list[TokenLogprob] | None = None
+    logprobs: Sequence[TokenLogprob] | None = None
     """That reply's token log-probabilities, when the endpoint returned them."""
 
 
