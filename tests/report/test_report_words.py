@@ -2,7 +2,7 @@
 
 import json
 
-from factories import case, run
+from factories import case, judge, run
 from ragmeter.report.html import render_html
 from ragmeter.report.inputs import ReportInputs
 from ragmeter.report.json_report import render_json
@@ -48,14 +48,44 @@ def test_the_judge_spend_is_in_every_report():
     assert line in render_text(report)
     assert f"- {line}" in render_markdown(report)
     assert f"<li>{line}</li>" in render_html(report)
-    assert json.loads(render_json(report))["judge_spend"]["cost"] == 0.01234
+    spend = json.loads(render_json(report))["judge_spend"]
+    assert spend["cost"] == 0.01234 and spend["line"] == line
 
 
-def test_a_judge_that_made_no_calls_shows_no_spend():
-    result = run([case("a", SCORES)])
-    assert spend_line(result) == ""
+def test_every_report_says_the_local_judge_spent_nothing():
+    result = run([case("a", SCORES)])  # the local judge keeps no counters
+    line = spend_line(result)
+    assert line == "judge spent: nothing (the local judge makes no calls)"
     report = ReportInputs(result)
-    assert "judge spent" not in render_markdown(report) + render_html(report)
+    assert line in render_text(report)
+    assert f"- {line}" in render_markdown(report)
+    assert f"<li>{line}</li>" in render_html(report)
+    spend = json.loads(render_json(report))["judge_spend"]
+    assert spend == {
+        "calls": 0,
+        "cached_calls": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cost": 0.0,
+        "line": line,
+    }
+
+
+def test_a_judge_that_kept_no_counters_is_not_said_to_have_spent_nothing():
+    result = run([case("a", SCORES)], judge_fp=judge("my-plugin", "m"))
+    assert spend_line(result) == "judge spent: not reported (the judge kept no counters)"
+    assert json.loads(render_json(ReportInputs(result)))["judge_spend"] == {
+        "line": spend_line(result)
+    }
+
+
+def test_an_llm_judge_stopped_before_its_first_call_says_so():
+    result = run([case("a", SCORES)], judge_fp=judge("openai", "gpt-4o-mini"))
+    result.run.judge_stats = {"calls": 0, "cost": 0.0, "max_cost": 0.01, "budget_refused_calls": 4}
+    assert spend_line(result) == (
+        "judge spent: 0 calls (0 cached), 0 tokens, $0.0000 of a $0.01 budget "
+        "(stopped: 4 calls not sent)"
+    )
 
 
 def test_reports_of_a_partial_run_show_only_the_judged_metrics():

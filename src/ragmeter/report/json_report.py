@@ -8,6 +8,7 @@ from typing import Any
 
 from .calibration import calibration_dict
 from .inputs import ReportInputs
+from .words import spend_dict
 
 
 def report_dict(report: ReportInputs) -> dict[str, Any]:
@@ -27,7 +28,7 @@ def report_dict(report: ReportInputs) -> dict[str, Any]:
         "diagnosis": run.diagnosis.model_dump(mode="json"),
         "warnings": list(run.run.warnings),
         "calibration": calibration_dict(run),
-        "judge_spend": dict(run.run.judge_stats),
+        "judge_spend": spend_dict(run),
     }
     noise = report.noise
     if noise is not None:

@@ -126,8 +126,8 @@ def render_markdown(report: ReportInputs) -> str:
         "",
     ]
     # Our own wording, with strings read back from results.json (a file anyone may edit).
-    spend = [line for line in [spend_line(run)] if line]
-    lines += [*(f"- {no_mentions(line)}" for line in [*spend, *calibration_lines(run)]), ""]
+    lines += [*(f"- {no_mentions(line)}" for line in [spend_line(run), *calibration_lines(run)])]
+    lines.append("")
     for warning in run.run.warnings:
         lines.append(f"> ⚠️ {md_escape(warning)}")
     if run.summary.n_pipeline_errors:

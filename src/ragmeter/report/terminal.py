@@ -263,9 +263,7 @@ def render_terminal(report: ReportInputs, console: Console | None = None) -> Non
         header.append(f" · {cases} · {rest}")
         console.print(header)
         console.print(_hanging("  ", Text(pipeline)))
-    spend = spend_line(run)
-    if spend:
-        console.print(spend, style="dim", markup=False)
+    console.print(spend_line(run), style="dim", markup=False)
     for warning in info.warnings:
         console.print(Text("warning: ", style="yellow") + Text(printable(warning)))
     for line in calibration_lines(run):

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..results import RunResult
+
+LOCAL_SPEND = "nothing (the local judge makes no calls)"
+UNREPORTED_SPEND = "not reported (the judge kept no counters)"
+_NOTHING = {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0}
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
@@ -10,12 +16,26 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
-def spend_line(run: RunResult) -> str:
-    """What the judge spent: calls, tokens, cost and the budget when one was set ('' when the
-    judge made no calls, as the local judge)."""
+def spend_dict(run: RunResult) -> dict[str, Any]:
+    """What the judge spent, as data (`judge_spend` in the JSON report): the run's counters, zero
+    counters for the local judge (it keeps none, having nothing to count), none when another
+    judge kept none; `line` is the sentence the other reports print."""
     stats = run.run.judge_stats
-    if not stats.get("calls") and not stats.get("cached_calls"):
-        return ""
+    if not _counted_calls(stats) and run.judge.kind == "local":
+        stats = {**_NOTHING, **stats}
+    return {**stats, "line": spend_line(run)}
+
+
+def _counted_calls(stats: dict[str, Any]) -> bool:
+    return "calls" in stats or "cached_calls" in stats
+
+
+def spend_line(run: RunResult) -> str:
+    """What the judge spent: calls, tokens, cost and the budget when one was set; 'nothing' for
+    the local judge, 'not reported' for a judge that kept no counters."""
+    stats = run.run.judge_stats
+    if not _counted_calls(stats):
+        return f"judge spent: {LOCAL_SPEND if run.judge.kind == 'local' else UNREPORTED_SPEND}"
     tokens = stats.get("prompt_tokens", 0) + stats.get("completion_tokens", 0)
     line = f"judge spent: {counted(stats.get('calls', 0), 'call')}"
     line += f" ({stats.get('cached_calls', 0):,} cached), {counted(tokens, 'token')}"
