@@ -114,9 +114,7 @@ def case_lang(case: Case, override: Lang | None = None) -> Lang:
         return override
     if case.lang is not None:
         return case.lang
-    from .text import detect_lang
-
-    return detect_lang(f"{case.question}\n{case.ground_truth}")
+    return case.detected_lang()
 
 
 def load_cases(path: str | Path) -> list[Case]:

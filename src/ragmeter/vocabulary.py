@@ -92,6 +92,13 @@ class CaseFields(BaseModel):
         """The values of the shared fields, to build another model of the same case."""
         return {name: getattr(self, name) for name in CaseFields.model_fields}
 
+    def detected_lang(self) -> Lang:
+        """The language of the question and ground truth (:func:`ragmeter.text.detect_lang`):
+        what a case, or a sample, given no language is judged in."""
+        from .text import detect_lang
+
+        return detect_lang(f"{self.question}\n{self.ground_truth}")
+
 
 class CaseId(BaseModel):
     """The id naming a case in its eval set, results and labels (a :class:`Sample` names it
@@ -112,10 +119,18 @@ class Sample(CaseFields):
     answer: str = ""
     """The pipeline's answer."""
     lang: Lang = "en"
-    """Language the case is judged in (`ragmeter.cases.case_lang`)."""
+    """Language the case is judged in, by every judge: the runner gives
+    `ragmeter.cases.case_lang`'s (a forced `--lang` included); a sample built without one
+    gets :meth:`~CaseFields.detected_lang`, as `case_lang` detects a case without one."""
     repeat: int = 0
     """Index of this judgement when a case is re-judged to measure noise (`--repeats`).
     LLM judges include it in their cache key when > 0 so repeats are real re-judgements."""
+
+    @model_validator(mode="after")
+    def _detect_lang(self) -> Sample:
+        if "lang" not in self.model_fields_set:
+            self.lang = self.detected_lang()
+        return self
 
     @classmethod
     def of(

@@ -62,7 +62,7 @@ async def test_internal_errors_become_unscored(make: Callable[..., Sample]) -> N
         assert result.unscored_reason.startswith("judge error: RuntimeError: model file is corrupt")
 
 
-def test_chinese_sample_marked_english_is_judged_as_chinese(
+def test_a_chinese_sample_given_no_language_is_judged_as_chinese(
     make: Callable[..., Sample],
 ) -> None:
     sample = make(

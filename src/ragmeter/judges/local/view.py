@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from ...text import Lang, detect_lang
-from ..base import MetricName, Sample
+from ..base import Lang, MetricName, Sample
 from .alignment import ContextIndex
 from .claims import Segment, segment
 from .settings import LocalSettings
@@ -21,6 +20,7 @@ class SampleView:
 
     sample: Sample
     lang: Lang
+    """`Sample.lang`: the runner's `case_lang`, or detected when the sample was given none."""
     settings: LocalSettings
     vectors: Vectors
 
@@ -61,14 +61,6 @@ def last_user_turn(sample: Sample) -> str:
     return ""
 
 
-def sample_lang(sample: Sample) -> Lang:
-    """The sample's language, corrected to `zh` when its text is plainly Chinese."""
-    if sample.lang == "zh":
-        return "zh"
-    text = f"{sample.question}\n{sample.answer}\n{sample.ground_truth}"
-    return detect_lang(text)
-
-
 def build_view(
     sample: Sample,
     metrics: tuple[MetricName, ...],
@@ -76,7 +68,7 @@ def build_view(
     store: EmbeddingStore,
 ) -> SampleView:
     """Segment the sample and embed (English only) every text the metrics will compare."""
-    lang = sample_lang(sample)
+    lang = sample.lang
     view = SampleView(sample, lang, settings, Vectors({}))
     if lang != "en" or not store.available:
         return view
