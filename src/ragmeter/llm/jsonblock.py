@@ -14,10 +14,12 @@ def extract_json(text: str) -> object:
     stripped = text.strip()
     if not stripped:
         raise ValueError("empty reply, expected a JSON object")
+    try:
+        return json.loads(stripped)  # the common case: scanning for blocks costs more
+    except json.JSONDecodeError as exc:
+        error = exc
     blocks, closed = balanced_blocks(text)
-    candidates = [stripped, *(m.group(1).strip() for m in _FENCE.finditer(text)), *blocks]
-    error: json.JSONDecodeError | None = None
-    for candidate in candidates:
+    for candidate in [*(m.group(1).strip() for m in _FENCE.finditer(text)), *blocks]:
         try:
             return json.loads(candidate)
         except json.JSONDecodeError as exc:
