@@ -1,4 +1,5 @@
-"""Layers point one way: cli → report → core, and the judges below the run's records.
+"""Layers point one way: cli → report → core, and the judges below the run's records, which
+share `ragmeter.vocabulary` with the judges instead of importing them.
 
 Every import in src/ragmeter (top-level or inside a function, absolute or relative) is read
 with `ast`, so an upward import anywhere fails here with its file and line.
@@ -17,6 +18,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ragmeter"
 # under ragmeter ("cli", "report", "judges", ...; a top-level module is its own name).
 CORE_BELOW_PRESENTATION = {"report", "cli"}
 JUDGES_BELOW = {"results", "runner", "evaluation", "summary", "report", "cli", "api", "spool"}
+RECORDS = {"cases", "results", "config", "lint", "labels", "records"}
+"""The modules of the eval set, run record, config and labels: they never import `judges`."""
 
 
 def _imports(path: Path, root: Path) -> list[tuple[int, str]]:
@@ -58,6 +61,8 @@ def _upward(path: Path, root: Path = PACKAGE) -> list[str]:
             bad.append(f"{where}:{line} imports {target}")
         if layer == "judges" and top in JUDGES_BELOW:
             bad.append(f"{where}:{line} imports {target}")
+        if layer in RECORDS and top == "judges":
+            bad.append(f"{where}:{line} imports {target}")
     return bad
 
 
@@ -81,6 +86,10 @@ def test_no_module_imports_a_layer_above_it() -> None:
         ),
         ("evaluation.py", "import ragmeter.cli.progress", "evaluation.py:1 imports cli.progress"),
         ("report/y.py", "from ..cli import _app", "report/y.py:1 imports cli"),
+        ("results.py", "from .judges.base import Sample", "results.py:1 imports judges.base"),
+        ("cases.py", "def f():\n    from . import judges", "cases.py:2 imports judges"),
+        ("config.py", "import ragmeter.judges.rules", "config.py:1 imports judges.rules"),
+        ("lint.py", "from ragmeter.judges import rules", "lint.py:1 imports judges"),
     ],
 )
 def test_the_check_catches_each_kind_of_upward_import(
