@@ -84,7 +84,7 @@ def test_too_few_cases_is_a_warning() -> None:
     report = lint_cases(healthy_set()[:5])
     f = finding(report, "too-few-cases")
     assert f.severity == "warning"
-    assert "only 5 case(s)" in f.message
+    assert "only 5 cases;" in f.message
     assert report.exit_code == 0
 
 
@@ -220,6 +220,32 @@ def test_assigned_ids_is_info(tmp_path: Path) -> None:
     report = lint_cases(load_cases(path))
     f = finding(report, "assigned-ids")
     assert (f.severity, f.case_ids) == ("info", ["1", "2"])
+
+
+def test_messages_count_one_case_in_the_singular_and_never_say_case_s(tmp_path: Path) -> None:
+    one = Case(id="x", question="and the price?", ground_truth="", category="multi_turn")
+    variant = Case(
+        id="n0~typo",
+        question="refnd window?",
+        ground_truth="a",
+        metadata={"vary": {"origin": "n0"}},
+    )
+    report = lint_cases([one, variant])
+    assert report.headline().startswith("2 cases (")
+    assert lint_cases([one]).headline().startswith("1 case (")
+    messages = {f.code: f.message for f in report.findings}
+    assert messages["too-few-cases"].startswith("only 2 cases;")
+    assert lint_cases([one]).findings[0].message.startswith("1 case has no ground_truth")
+    assert messages["multi-turn-without-history"].startswith("1 multi_turn case has no history")
+    assert messages["variants"].startswith("1 variant made by `ragmeter vary`")
+    two_empty = lint_cases([one, one.model_copy(update={"id": "y"})])
+    assert finding(two_empty, "empty-ground-truth").message.startswith("2 cases have no")
+    path = tmp_path / "one.jsonl"
+    path.write_text('{"user_input": "q one", "reference": "a"}\n')
+    numbered = finding(lint_cases(load_cases(path)), "assigned-ids").message
+    assert numbered.startswith("1 case had no id and was numbered by its position (1)")
+    for lint in (report, two_empty, lint_cases(load_cases(path)), lint_cases([])):
+        assert all("(s)" not in f.message for f in lint.findings)
 
 
 def test_findings_sorted_by_severity() -> None:

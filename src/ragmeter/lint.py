@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from .cases import KNOWN_CATEGORIES, Case, assigned_ids, case_lang
+from .plural import counted
 
 Severity = Literal["error", "warning", "info"]
 
@@ -72,7 +73,7 @@ class LintReport(BaseModel):
         )
         prefix = f"{self.source}: " if self.source else ""
         detail = f" ({categories}; {langs})" if self.total else ""
-        return f"{prefix}{self.total} cases{detail}: {found or 'no findings'}"
+        return f"{prefix}{counted(self.total, 'case')}{detail}: {found or 'no findings'}"
 
 
 def lint_cases(cases: list[Case], *, source: str = "") -> LintReport:
@@ -103,8 +104,9 @@ def _size(cases: list[Case]) -> list[Finding]:
             Finding(
                 severity="warning",
                 code="too-few-cases",
-                message=f"only {n} case(s); with fewer than {MIN_CASES} the confidence intervals "
-                f"are too wide to tell a real change from noise: aim for {MIN_CASES}-{MAX_CASES}",
+                message=f"only {counted(n, 'case')}; with fewer than {MIN_CASES} the confidence "
+                "intervals are too wide to tell a real change from noise: aim for "
+                f"{MIN_CASES}-{MAX_CASES}",
             )
         ]
     if n > MAX_CASES:
@@ -251,9 +253,9 @@ def _missing(cases: list[Case]) -> list[Finding]:
             Finding(
                 severity="error",
                 code="empty-ground-truth",
-                message=f"{len(empty)} case(s) have no ground_truth ({_ids(empty)}); recall and "
-                "the diagnosis need a reference answer: write what a correct answer says "
-                "(for out-of-scope cases, the abstention)",
+                message=f"{counted(len(empty), 'case')} {_have(empty)} no ground_truth "
+                f"({_ids(empty)}); recall and the diagnosis need a reference answer: write what "
+                "a correct answer says (for out-of-scope cases, the abstention)",
                 case_ids=empty,
             )
         )
@@ -263,8 +265,9 @@ def _missing(cases: list[Case]) -> list[Finding]:
             Finding(
                 severity="error",
                 code="multi-turn-without-history",
-                message=f"{len(lonely)} multi_turn case(s) have no history ({_ids(lonely)}); "
-                "add the earlier turns the question refers to, or change the category",
+                message=f"{counted(len(lonely), 'multi_turn case')} {_have(lonely)} no history "
+                f"({_ids(lonely)}); add the earlier turns the question refers to, or change the "
+                "category",
                 case_ids=lonely,
             )
         )
@@ -291,10 +294,10 @@ def _informational(cases: list[Case]) -> list[Finding]:
             Finding(
                 severity="info",
                 code="variants",
-                message=f"{len(variants)} case(s) are variants made by `ragmeter vary`: their "
-                "questions repeat or nearly repeat their origin's by design (not duplicates), "
-                "and the set's means mix them with the originals; `ragmeter vary check RUN` "
-                "reads them",
+                message=f"{counted(len(variants), 'variant')} made by `ragmeter vary`: a "
+                "variant's question repeats or nearly repeats its origin's by design (not a "
+                "duplicate), and the set's means mix variants with the originals; "
+                "`ragmeter vary check RUN` reads them",
                 case_ids=variants,
             )
         )
@@ -304,12 +307,18 @@ def _informational(cases: list[Case]) -> list[Finding]:
             Finding(
                 severity="info",
                 code="assigned-ids",
-                message=f"{len(numbered)} case(s) had no id and were numbered by their position "
-                f"({_ids(numbered)}); add ids so results stay comparable when the file changes",
+                message=f"{counted(len(numbered), 'case')} had no id and "
+                f"{'was numbered by its' if len(numbered) == 1 else 'were numbered by their'} "
+                f"position ({_ids(numbered)}); add ids so results stay comparable when the file "
+                "changes",
                 case_ids=numbered,
             )
         )
     return findings
+
+
+def _have(ids: list[str]) -> str:
+    return "has" if len(ids) == 1 else "have"
 
 
 def _ids(ids: list[str]) -> str:

@@ -1,19 +1,18 @@
-"""Wording every report shares: counted nouns and what the judge spent."""
+"""Wording every report shares: counted nouns (from :mod:`ragmeter.plural`, where core modules
+can use them too) and what the judge spent."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..plural import counted
 from ..results import RunResult
+
+__all__ = ["counted", "spend_dict", "spend_line"]
 
 LOCAL_SPEND = "nothing (the local judge makes no calls)"
 UNREPORTED_SPEND = "not reported (the judge kept no counters)"
 _NOTHING = {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0}
-
-
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """`1 case`, `2 cases`, `1,204 cases`."""
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def spend_dict(run: RunResult) -> dict[str, Any]:
