@@ -142,7 +142,11 @@ def test_a_request_several_cases_make_alike_is_one_line_paid_once(files, tmp_pat
     assert result.exit_code == 0, result.output
     assert lines[-1] == 1  # the claim verdicts: one request for both cases
     stats, spent = batch["run"]["judge_stats"], online["run"]["judge_stats"]
-    assert stats["calls"] == sum(lines) and stats["cached_calls"] == spent["calls"] - sum(lines)
+    assert stats["calls"] == sum(lines)
+    # Online, the second case's alike request is either sent beside the first (both paid) or
+    # answered from the cache once the first is back: either way the same requests were made.
+    assert stats["calls"] + stats["cached_calls"] == spent["calls"] + spent["cached_calls"]
+    assert stats["calls"] < spent["calls"] + spent["cached_calls"]
     assert _scores(batch) == _scores(online)
 
 
