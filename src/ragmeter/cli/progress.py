@@ -37,8 +37,12 @@ def _judge_line(stats: dict[str, Any]) -> str:
 def run_progress(
     total: int, judge: Judge, *, enabled: bool = True
 ) -> Iterator[Callable[[CaseResult], None]]:
-    """Yield a per-case callback that advances a progress bar on stderr."""
-    if not enabled:
+    """Yield a per-case callback that advances a progress bar on stderr, when stderr is an
+    interactive terminal; elsewhere (a file, a CI log) nothing is written."""
+    console = Console(stderr=True)
+    # A transient bar draws nothing where it cannot redraw, but rich's Progress still ends
+    # such a console with an empty line.
+    if not enabled or not console.is_interactive:
         yield lambda _case: None
         return
     progress = Progress(
@@ -48,7 +52,7 @@ def run_progress(
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         TextColumn("{task.fields[judge]}"),
-        console=Console(stderr=True),
+        console=console,
         transient=True,
     )
     with progress:
