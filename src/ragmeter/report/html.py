@@ -14,6 +14,7 @@ import hashlib
 import heapq
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import asdict
 from html import escape
@@ -39,6 +40,15 @@ _ERROR_TRAP = (
     "b.textContent='report script error: '+String(e.message);"
     "document.body&&document.body.prepend(b);});"
 )
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _with_code(text: str) -> str:
+    """Our own wording, written with Markdown's `code` spans, as HTML: escaped, each span a
+    <code> element."""
+    return _CODE_SPAN.sub(r"<code>\1</code>", escape(text))
 
 
 def _asset(name: str) -> str:
@@ -335,8 +345,9 @@ def render_html(report: ReportInputs, *, max_cases: int = MAX_CASES) -> str:
         for f in diag.findings
     )
     n_cases = counted(run.summary.n_cases, "case")
-    spend = [line for line in [spend_line(run)] if line]
-    trust = "".join(f"<li>{escape(line)}</li>" for line in [*spend, *calibration_lines(run)])
+    trust = "".join(
+        f"<li>{_with_code(line)}</li>" for line in [spend_line(run), *calibration_lines(run)]
+    )
     warnings = "".join(f'<div class="banner warn">{escape(w)}</div>' for w in run.run.warnings)
     if run.summary.n_pipeline_errors:
         warnings += (
