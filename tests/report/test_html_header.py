@@ -35,3 +35,13 @@ def test_the_calibration_note_stays_escaped():
     result.run.calibration[0].reference = "<b>`x`</b>"
     header = _header(result)
     assert "&lt;b&gt;<code>x</code>&lt;/b&gt;" in header and "<b>`" not in header
+
+
+def test_the_start_time_is_readable_and_exact_on_hover():
+    result = run([case("a", SCORES)])
+    result.run.started_at = "2026-12-03T18:15:12.836077+00:00"
+    header = _header(result)
+    assert (
+        'started <time datetime="2026-12-03T18:15:12.836077+00:00" '
+        'title="2026-12-03T18:15:12.836077+00:00">2026-12-03 18:15 UTC</time>' in header
+    )

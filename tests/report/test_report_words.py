@@ -8,7 +8,7 @@ from ragmeter.report.inputs import ReportInputs
 from ragmeter.report.json_report import render_json
 from ragmeter.report.markdown import render_markdown
 from ragmeter.report.terminal import render_text
-from ragmeter.report.words import counted, spend_line
+from ragmeter.report.words import counted, readable_time, spend_line
 
 SCORES = {"faithfulness": 0.9, "answer_relevancy": 0.9}
 
@@ -109,3 +109,11 @@ def test_long_pipeline_names_are_cut_between_words_in_markdown():
     kept = shown.strip("`").removesuffix("…")
     assert name.startswith(kept) and name[len(kept)] in " ,"  # cut between words
     assert md_code("short `name`") == "`short 'name'`"
+
+
+def test_readable_times():
+    assert readable_time("2026-12-03T18:15:12.836077+00:00") == "2026-12-03 18:15 UTC"
+    assert readable_time("2026-12-03T20:15:59+02:00") == "2026-12-03 18:15 UTC"
+    assert readable_time("2026-12-03T18:15:12") == "2026-12-03 18:15"
+    assert readable_time("yesterday") == "yesterday"
+    assert readable_time("") == "—"

@@ -30,7 +30,7 @@ from ..vocabulary import METRICS, RETRIEVAL_METRICS
 from .calibration import calibration_lines
 from .comparison import ci_label, diff_rows
 from .inputs import ReportInputs
-from .words import counted, spend_line
+from .words import counted, readable_time, spend_line
 
 COLORS = ("#0969da", "#8250df", "#bf8700", "#1a7f37")
 _ERROR_TRAP = (
@@ -345,6 +345,10 @@ def render_html(report: ReportInputs, *, max_cases: int = MAX_CASES) -> str:
         for f in diag.findings
     )
     n_cases = counted(run.summary.n_cases, "case")
+    at = run.run.started_at
+    started = (
+        f'<time datetime="{escape(at)}" title="{escape(at)}">{escape(readable_time(at))}</time>'
+    )
     trust = "".join(
         f"<li>{_with_code(line)}</li>" for line in [spend_line(run), *calibration_lines(run)]
     )
@@ -382,7 +386,7 @@ def render_html(report: ReportInputs, *, max_cases: int = MAX_CASES) -> str:
 <h1>ragmeter report</h1>
 <div class="meta">{n_cases} · pipeline {escape(run.run.pipeline or "—")} ·
 judge {escape(judge.kind)} ({escape(judge.model)}, prompts {escape(judge.prompt_version)}) ·
-started {escape(run.run.started_at)} · ragmeter {escape(run.run.ragmeter_version or "?")}</div>
+started {started} · ragmeter {escape(run.run.ragmeter_version or "?")}</div>
 <ul class="meta trust">{trust}</ul>
 {warnings}
 <h2>Summary</h2>

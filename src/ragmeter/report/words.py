@@ -1,14 +1,15 @@
 """Wording every report shares: counted nouns (from :mod:`ragmeter.plural`, where core modules
-can use them too) and what the judge spent."""
+can use them too), readable times and what the judge spent."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from ..plural import counted
 from ..results import RunResult
 
-__all__ = ["counted", "spend_dict", "spend_line"]
+__all__ = ["counted", "readable_time", "spend_dict", "spend_line"]
 
 LOCAL_SPEND = "nothing (the local judge makes no calls)"
 UNREPORTED_SPEND = "not reported (the judge kept no counters)"
@@ -50,3 +51,15 @@ def spend_line(run: RunResult) -> str:
         if stats.get("budget_refused_calls"):
             line += f" (stopped: {counted(stats['budget_refused_calls'], 'call')} not sent)"
     return line
+
+
+def readable_time(iso: str) -> str:
+    """`2026-12-03 18:15 UTC` for an ISO timestamp with a zone (`2026-12-03 18:15` without one);
+    other text as it is, '—' for none."""
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso or "—"
+    if moment.tzinfo is None:
+        return f"{moment:%Y-%m-%d %H:%M}"
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
