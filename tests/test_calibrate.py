@@ -301,7 +301,7 @@ def test_cli_run_mode_writes_estimate_into_the_run_dir(tmp_path, monkeypatch):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"id": "nope", "labels": {"faithfulness": 1}}) + "\n")
     out = CliRunner().invoke(app, ["calibrate", str(bad), "--run", str(tmp_path / "run")])
-    assert out.exit_code == 2 and "not cases of the run" in out.output
+    assert out.exit_code == 2 and "1 labelled id is not a case of the run" in out.output
 
 
 # --- the other scoring of the same verdicts (0/1 share or mean P(supported)) ------------------

@@ -336,7 +336,7 @@ def test_outputs_from_a_run_or_an_answers_file(tmp_path: Path) -> None:
     assert [c.answer for c in attached] == [f"answer {c.id}" for c in pipeline_set()]
     variation = vary_cases(attached, seed=0)
     assert variation.made["shuffle"] == 3 and variation.made["distractor"] == 3
-    with pytest.raises(CaseFileError, match="1 eval case\\(s\\) without one: 'oos'"):
+    with pytest.raises(CaseFileError, match="1 eval case without one: 'oos'"):
         attach_outputs(pipeline_set(), {k: v for k, v in outputs.items() if k != "oos"}, source="x")
 
     run = make_run([result_case(c.id, {"faithfulness": 1.0}) for c in pipeline_set()])

@@ -30,6 +30,7 @@ from .agreement import (
 from .judges.base import Judge, MinimalJudge, ensure_judge
 from .labels import LabelKind, LabelledCase, label_kind, labelled_metrics
 from .paths import cache_root
+from .plural import counted
 from .ppi import PPIEstimate, ppi_mean
 from .results import CalibrationNote, CaseResult, RunResult, read_json_file, write_atomic
 from .vocabulary import METRICS, JudgeFingerprint, MetricName, MetricResult
@@ -429,7 +430,9 @@ def calibrate_run(
     unknown = [case_id for case_id in labels if case_id not in by_id]
     if unknown:
         raise ConfigError(
-            f"{len(unknown)} labelled id(s) are not cases of the run (first: '{unknown[0]}'); "
+            f"{counted(len(unknown), 'labelled id')} "
+            f"{'is not a case' if len(unknown) == 1 else 'are not cases'} of the run "
+            f"(first: '{unknown[0]}'); "
             "label cases of the same eval set, by their id"
         )
     calibration = Calibration(judge=run.judge, judge_key=run.judge.key(), n_cases=len(labels))

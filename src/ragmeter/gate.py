@@ -39,6 +39,7 @@ from .compare import comparability_problems, paired_scores
 from .config import GateSettings
 from .health import DEFAULT_MIN_SCORED_SHARE, metric_health
 from .noise import NoiseSummary, case_scores, in_noise_band, measure_noise
+from .plural import counted
 from .results import MetricHealth, RunResult
 from .stats import (
     bootstrap_p_below,
@@ -121,7 +122,7 @@ def _floor_check(
     values = list(case_scores(run, metric, average_repeats=average).values())
     check = GateCheck(metric=metric, kind="floor", threshold=floor, tested=floor, n=len(values))
     if len(values) < 2:
-        check.reason = f"only {len(values)} scored case(s)"
+        check.reason = f"only {counted(len(values), 'scored case')}"
         return check, values
     check.estimate = mean(values)
     check.noise_sd = _noise_sd(noise, metric) or None
@@ -140,7 +141,7 @@ def _baseline_check(
     diffs = [y - x for x, y in zip(b, n, strict=True)]
     check = GateCheck(metric=metric, kind="baseline", threshold=-margin, tested=0.0, n=len(diffs))
     if len(diffs) < 2:
-        check.reason = f"only {len(diffs)} case(s) scored in both runs"
+        check.reason = f"only {counted(len(diffs), 'case')} scored in both runs"
         if len(case_scores(new, metric, average_repeats=False)) >= 2:  # the baseline lacks them
             check.status = "fail"
             check.reason += ": the baseline cannot be compared; promote a complete run"

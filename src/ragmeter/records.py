@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ._exceptions import CaseFileError
+from .plural import counted
 
 CASE_ALIASES: dict[str, str] = {
     "user_input": "question",
@@ -301,7 +302,9 @@ def _translate(
     if loc and loc[0] in renamed:
         loc[0] = renamed[loc[0]]
     field = ".".join(loc) or None
-    more = f" (and {len(errors) - 1} more problem(s) in this record)" if len(errors) > 1 else ""
+    more = ""
+    if len(errors) > 1:
+        more = f" (and {counted(len(errors) - 1, 'more problem')} in this record)"
     if first["type"] == "extra_forbidden":
         allowed = list(model.model_fields)
         close = difflib.get_close_matches(loc[-1], allowed, n=1)

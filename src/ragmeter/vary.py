@@ -56,6 +56,7 @@ from typing import Any, Literal, get_args
 
 from ._exceptions import CaseFileError, ConfigError, ResultsError
 from .cases import Case, case_lang
+from .plural import counted
 from .text import normalize
 from .typos import make_typo
 from .vocabulary import METRICS, Lang, MetricName
@@ -288,7 +289,9 @@ def _refuse_variants(cases: Sequence[Case], kinds: Sequence[Kind], source: str) 
     if already:
         raise CaseFileError(
             source,
-            f"{len(already)} case(s) are variants already (metadata '{META_KEY}'): "
+            f"{counted(len(already), 'case')} "
+            f"{'is a variant' if len(already) == 1 else 'are variants'} already "
+            f"(metadata '{META_KEY}'): "
             f"{few_ids(already)}; vary the original eval set",
         )
     ids = {case.id for case in cases}
@@ -486,7 +489,8 @@ def load_outputs(path: str | Path) -> dict[str, tuple[list[str], str]]:
         failed = [case.id for case in run.cases if case.pipeline_error is not None]
         if failed:
             raise ResultsError(
-                f"{path}: the pipeline failed on {len(failed)} case(s) ({few_ids(failed)}), "
+                f"{path}: the pipeline failed on {counted(len(failed), 'case')} "
+                f"({few_ids(failed)}), "
                 "so they have no contexts and answer to vary: re-run them, or leave them out "
                 "of the eval set"
             )
@@ -511,7 +515,7 @@ def attach_outputs(
         if unknown:
             problems.append(f"{len(unknown)} for ids not in the eval set: {few_ids(unknown)}")
         if missing:
-            problems.append(f"{len(missing)} eval case(s) without one: {few_ids(missing)}")
+            problems.append(f"{counted(len(missing), 'eval case')} without one: {few_ids(missing)}")
         raise CaseFileError(
             source,
             f"contexts and answers must match the eval set's cases by id; {'; '.join(problems)}",
