@@ -35,6 +35,7 @@ def child_llm(args: argparse.Namespace) -> dict[str, Any]:
     # The eval set is read from a file, as `ragmeter run --cases F` does (case by case); the
     # demo pipeline that produced its answers ran in the parent, so its index is not here.
     cases = open_cases(args.cases_file)
+    cpu_started = time.process_time()
     out = run_ragmeter(
         cases,
         args.base_url,
@@ -44,6 +45,7 @@ def child_llm(args: argparse.Namespace) -> dict[str, Any]:
     )
     stats = out["judge_stats"]
     return {
+        "cpu_seconds": round(time.process_time() - cpu_started, 3),
         "wall_seconds": out["wall_seconds"],
         "setup_seconds": out["setup_seconds"],
         "calls": stats["calls"],
@@ -150,6 +152,7 @@ def main() -> None:
                     encoding="utf-8",
                 )
             server.reset()
+            server_cpu = server.cpu_seconds()
             print(
                 f"ragmeter on {size} cases{' (cached re-run)' if n == 'cached' else ''} ...",
                 flush=True,
@@ -158,6 +161,7 @@ def main() -> None:
                 "--child", "llm", "--cases-file", str(cases_file), "--cache", str(cache), *common
             )
             load = server.summary()
+            server_cpu = server.cpu_seconds() - server_cpu
             calls = load["chat_calls"] + load["embedding_calls"]
             rows.append(
                 {
@@ -177,6 +181,15 @@ def main() -> None:
                         else None
                     ),
                     "peak_rss_mb": result["peak_rss_mb"],
+                    # CPU per call of each side: the client's includes its setup and the
+                    # judge's own work; 1 / the server's is the most it can serve (one core,
+                    # its threads share one GIL).
+                    "client_cpu_ms_per_call": round(1000 * result["cpu_seconds"] / calls, 3)
+                    if calls
+                    else None,
+                    "server_cpu_ms_per_call": round(1000 * server_cpu / calls, 3)
+                    if calls
+                    else None,
                 }
             )
     local = None
@@ -198,6 +211,8 @@ def main() -> None:
             "calls/s",
             "mean in flight",
             "lower bound s",
+            "client CPU ms/call",
+            "server CPU ms/call",
             "peak RSS MB",
         ],
         [
@@ -210,6 +225,8 @@ def main() -> None:
                 r["calls_per_second"],
                 r["mean_in_flight"],
                 r["lower_bound_seconds"] if r["lower_bound_seconds"] is not None else "-",
+                r["client_cpu_ms_per_call"] or "-",
+                r["server_cpu_ms_per_call"] or "-",
                 r["peak_rss_mb"],
             ]
             for r in rows
@@ -229,7 +246,9 @@ def main() -> None:
     per_case = [r["seconds_per_case"] for r in rows if not r["cached"]]
     targets = {
         f"cached re-run of {small} cases: 0 calls": cached["calls"] == 0,
-        f"cached re-run of {small} cases: < 2 s": cached["wall_seconds"] < 2.0,
+        # issue 16: 5,000 cases in under 5 s, i.e. under 1 ms a case
+        f"cached re-run of {small} cases: < {small / 1000:g} s": cached["wall_seconds"]
+        < small / 1000,
         f"{big} cases: peak RSS < 400 MB": by[f"{big} cases"]["peak_rss_mb"] < 400,
         f"{big} cases: >= 1,000 calls/s": by[f"{big} cases"]["calls_per_second"] >= 1000,
         "time linear in cases (seconds per case within 1.5x across sizes)": max(per_case[1:])
