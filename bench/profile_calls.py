@@ -24,7 +24,11 @@ from server import BenchServer
 
 GROUPS = (
     ("asyncio event loop", ("asyncio/", "selectors.py", "/selector_events")),
-    ("httpx / httpcore / anyio / h11", ("httpx/", "httpcore", "anyio/", "h11/", "sniffio")),
+    # openai's client runs on httpx2 / httpcore2 (packages of their own, which it requires)
+    (
+        "httpx / httpcore / anyio / h11",
+        ("httpx/", "httpx2/", "httpcore", "anyio/", "h11/", "sniffio"),
+    ),
     ("openai SDK", ("openai/",)),
     ("pydantic", ("pydantic",)),
     ("json", ("json/", "_json")),
