@@ -38,3 +38,58 @@ def test_without_a_cache_nothing_is_kept(tmp_path):
     similarity = LocalSimilarity()
     scores = asyncio.run(similarity.similarity("warranty length?", ["warranty?"], "en"))
     assert len(scores) == 1
+
+
+def test_a_cached_rerun_loads_no_chinese_model_until_a_similarity_is_missing(
+    tmp_path, monkeypatch
+):
+    import ragmeter.llm.embeddings as embeddings
+
+    loads: list[str] = []
+
+    def counted_load() -> None:
+        loads.append("use")
+
+    monkeypatch.setattr(embeddings, "_load_use_quietly", counted_load)
+    monkeypatch.setattr(embeddings, "_use_available", lambda: True)
+    path = tmp_path / "c.sqlite"
+    texts = ["保修期多长？", "运费是多少？"]
+    cache = LLMCache(path)
+    similarity = LocalSimilarity(cache)
+    similarity._models = "minilm+use(zh)"
+    key_scores = [0.9, 0.1]
+    # what a first run stored, under the key similarity() makes
+    asyncio.run(_store(similarity, "保修多久？", texts, key_scores, monkeypatch))
+
+    rerun = LocalSimilarity(LLMCache(path))
+    rerun._models = "minilm+use(zh)"
+    rerun.prefetch("zh")  # the judge asks before its calls: nothing is missing yet
+    assert asyncio.run(rerun.similarity("保修多久？", texts, "zh")) == key_scores
+    rerun.prefetch("zh")
+    _join_threads()
+    assert loads == []
+
+    async def scored(*_: object) -> list[float]:
+        return [0.5, 0.5]
+
+    monkeypatch.setattr(rerun, "_similarity", scored)
+    asyncio.run(rerun.similarity("另一个问题？", texts, "zh"))  # a miss
+    rerun.prefetch("zh")
+    _join_threads()
+    assert loads == ["use"]
+
+
+async def _store(similarity, anchor, texts, scores, monkeypatch):
+    async def fixed(*_: object) -> list[float]:
+        return scores
+
+    monkeypatch.setattr(similarity, "_similarity", fixed)
+    await similarity.similarity(anchor, texts, "zh")
+
+
+def _join_threads() -> None:
+    import threading
+
+    for thread in threading.enumerate():
+        if thread.name == "ragmeter-use":
+            thread.join(5)

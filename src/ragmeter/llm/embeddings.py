@@ -92,6 +92,7 @@ class LocalSimilarity:
         self._bigram = BigramSimilarity()
         self._cache = cache
         self._models: str | None = None  # `name`, once known: part of every cache key
+        self._missed = False  # whether a similarity was missing from the cache
 
     def _load(self) -> Any:
         with self._load_lock:
@@ -112,7 +113,12 @@ class LocalSimilarity:
         return self._load() is not None
 
     def prefetch(self, lang: str = "en") -> None:
-        """Start loading the model ``lang`` needs in the background (no-op once started)."""
+        """Start loading the model ``lang`` needs in the background (no-op once started).
+
+        With a cache, nothing is loaded before a similarity is missing from it: a cached
+        re-run needs no model, and loading USE would cost it seconds of CPU and 140 MB."""
+        if self._cache is not None and not self._missed:
+            return
         if lang == "zh":
             if not self._use_prefetched and _use_available():
                 self._use_prefetched = True
@@ -143,6 +149,7 @@ class LocalSimilarity:
         stored = self._cache.get_similarities(key)
         if stored is not None and len(stored) == len(texts):
             return stored
+        self._missed = True
         scores = await self._similarity(anchor, texts, lang)
         self._cache.put_similarities(key, scores)
         return scores
