@@ -63,17 +63,32 @@ def _from_choice_object(choice: Any) -> list[TokenLogprob] | None:
     return tokens
 
 
+# Compact JSON of one position's alternatives; the values hold no containers that could refer
+# back, so no cycle check is needed.
+_encode_alternatives = json.JSONEncoder(check_circular=False, separators=(",", ":")).encode
+
+
 def dumps(tokens: Sequence[TokenLogprob] | None) -> str | None:
-    """JSON text of `tokens` for the cache (None stays None)."""
+    """JSON text of `tokens` for the cache (None stays None).
+
+    Every token's text and log-probability as plain lists, and each position's alternatives as
+    a JSON text of its own: a reader then decodes the alternatives only where a verdict's value
+    is read (a few of a reply's ~100 positions), which was most of what a cache hit cost."""
     if tokens is None:
         return None
-    # Tuples are written as JSON arrays, the same text as lists without copying every pair;
-    # the values hold no containers that could refer back, so no cycle check is needed.
-    return json.dumps([(t.token, t.logprob, t.top) for t in tokens], check_circular=False)
+    return json.dumps(
+        {
+            "texts": [t.token for t in tokens],
+            "logprobs": [t.logprob for t in tokens],
+            "top": [_encode_alternatives(t.top) for t in tokens],
+        },
+        check_circular=False,
+    )
 
 
 def loads(text: str | None) -> Sequence[TokenLogprob] | None:
-    """Tokens from :func:`dumps` text, decoded when first read (see :class:`StoredTokens`)."""
+    """Tokens from :func:`dumps` text, or from the list of ``[token, logprob, top]`` that
+    caches written before it hold; decoded when first read (see :class:`StoredTokens`)."""
     if not text:
         return None
     return StoredTokens(text)
@@ -81,33 +96,45 @@ def loads(text: str | None) -> Sequence[TokenLogprob] | None:
 
 class StoredTokens(Sequence[TokenLogprob]):
     """The tokens of a cached reply, decoded from their JSON the first time they are read, and
-    each token built only when it is looked at.
+    each token built only when it is looked at (its alternatives decoded then).
 
-    Decoding is most of what a cache hit costs (a reply's ~100 tokens with their alternatives).
     Only the graded verdicts read the tokens (recall, precision, claim verdicts), and of those
     only the text of every token and the alternatives at a few values."""
 
-    __slots__ = ("_built", "_raw", "_text")
+    __slots__ = ("_built", "_logprobs", "_text", "_texts", "_top")
 
     def __init__(self, text: str) -> None:
         self._text = text
-        self._raw: list[list[Any]] | None = None
+        self._texts: list[str] | None = None
+        self._logprobs: list[float] = []
+        self._top: list[Any] = []  # per position: its alternatives' JSON text, or the pairs
         self._built: dict[int, TokenLogprob] = {}
-
-    def _items(self) -> list[list[Any]]:
-        if self._raw is None:
-            self._raw = json.loads(self._text)
-        return self._raw
 
     def texts(self) -> list[str]:
         """Every token's text, without building the tokens."""
-        return [item[0] for item in self._items()]
+        if self._texts is None:
+            data = json.loads(self._text)
+            if isinstance(data, dict):
+                self._texts, self._logprobs, self._top = (
+                    data["texts"],
+                    data["logprobs"],
+                    data["top"],
+                )
+            else:  # the older layout: [token, logprob, [[alternative, logprob], ...]] each
+                self._texts = [item[0] for item in data]
+                self._logprobs = [item[1] for item in data]
+                self._top = [item[2] for item in data]
+        return self._texts
 
     def _token(self, index: int) -> TokenLogprob:
         token = self._built.get(index)
         if token is None:
-            text, logprob, top = self._items()[index]
-            token = TokenLogprob(text, logprob, tuple([(a, lp) for a, lp in top]))
+            texts = self.texts()
+            top = self._top[index]
+            pairs = json.loads(top) if isinstance(top, str) else top
+            token = TokenLogprob(
+                texts[index], self._logprobs[index], tuple([(a, lp) for a, lp in pairs])
+            )
             self._built[index] = token
         return token
 
@@ -123,7 +150,7 @@ class StoredTokens(Sequence[TokenLogprob]):
         return self._token(range(len(self))[index])  # a negative index, or IndexError
 
     def __len__(self) -> int:
-        return len(self._items())
+        return len(self.texts())
 
 
 def token_texts(tokens: Sequence[TokenLogprob]) -> list[str]:
