@@ -177,3 +177,56 @@ async def test_a_judge_that_only_times_out_is_slow_not_unreachable(tmp_path):
         with pytest.raises(LLMCallError, match="timed out"):  # unscored, the run goes on
             await client.complete([{"role": "user", "content": "hi"}])
         await client.aclose()
+
+
+def test_a_cache_key_with_a_prerendered_member_is_the_key_of_the_whole_payload():
+    from ragmeter.llm.cache import cache_key, canonical_json
+
+    schema = {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "V",
+            "strict": True,
+            "schema": {"type": "object", "properties": {"verdict": {"enum": ["是", "no"]}}},
+        },
+    }
+    payload: dict[str, object] = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "Évidence «x» 证据"}],
+        "params": {"temperature": 0.0, "top_logprobs": 5},
+        "base_url": "http://h/v1",
+        "response_format": schema,
+    }
+    whole = cache_key(payload)
+    assert cache_key(payload, {"response_format": canonical_json(schema)}) == whole
+    assert cache_key(payload, {"response_format": canonical_json({"type": "json_object"})}) != whole
+
+
+def test_the_client_renders_each_response_format_once_and_keys_every_call_as_before():
+    import json as json_module
+
+    from pydantic import BaseModel
+
+    from ragmeter.llm.cache import cache_key
+    from ragmeter.llm.client import ChatClient
+    from ragmeter.llm.structured import response_format
+
+    class Verdict(BaseModel):
+        verdict: str
+
+    fmt = response_format("json_schema", Verdict)
+    assert response_format("json_schema", Verdict) is fmt  # one object per mode and class
+    client = ChatClient(model="m", base_url="http://127.0.0.1:9/v1", api_key_env=None)
+    messages = [{"role": "user", "content": "q"}]
+    expected = cache_key(
+        {
+            "base_url": "http://127.0.0.1:9/v1",
+            "model": "m",
+            "messages": messages,
+            "params": {"temperature": 0.0},
+            "response_format": json_module.loads(json_module.dumps(fmt)),  # a copy: no memo
+        }
+    )
+    assert client.request_key(messages, fmt) == expected
+    assert client.request_key(messages, fmt) == expected  # rendered once, reused
+    assert client.request_key(messages, None) != expected

@@ -14,6 +14,7 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,9 +54,24 @@ def default_cache_path() -> Path:
     return cache_root() / "llm.sqlite"
 
 
-def cache_key(payload: dict[str, object]) -> str:
-    """The sha256 hex digest of a canonical JSON rendering of ``payload``."""
-    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+def canonical_json(value: object) -> str:
+    """The JSON text cache keys are made of: keys sorted, no spaces, non-ASCII kept."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def cache_key(payload: dict[str, object], rendered: Mapping[str, str] | None = None) -> str:
+    """The sha256 hex digest of a canonical JSON rendering of ``payload``.
+
+    `rendered` gives some values already as :func:`canonical_json` text (a JSON schema that
+    every call of a kind sends): the key is the same, without rendering them again."""
+    if not rendered:
+        blob = canonical_json(payload)
+    else:  # what canonical_json(payload) writes for a dict, member by member
+        members = (
+            f"{canonical_json(k)}:{rendered[k] if k in rendered else canonical_json(v)}"
+            for k, v in sorted(payload.items())
+        )
+        blob = "{" + ",".join(members) + "}"
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 

@@ -17,7 +17,7 @@ from .._exceptions import ConfigError, JudgeUnavailable
 from ..redact import MASK, looks_like_a_key, redact
 from . import logprobs
 from .batch import DEFAULT_POLL_SECONDS, BatchCollector, BatchRequest, BatchStore
-from .cache import LLMCache, cache_key
+from .cache import LLMCache, cache_key, canonical_json
 from .cost import BudgetBusy, CostTracker, PriceTable, Reservation, Usage, count_tokens
 from .errors import LLMCallError, scrubbed
 from .logprobs import TokenLogprob
@@ -109,6 +109,7 @@ class ChatClient:
         """Why verdicts carry no probabilities although they were asked for, once known."""
         self.usage_note: str | None = None
         """That the endpoint reported impossible token counts (estimated instead), once seen."""
+        self._rendered_formats: dict[int, tuple[dict[str, Any], str]] = {}
 
     @property
     def endpoint(self) -> str:
@@ -186,15 +187,27 @@ class ChatClient:
             params["_attempt"] = salt  # a fresh retry must not be answered by the cache
         # The password of a `user:pass@` URL stays out of the key too: the request sits next to
         # it in the cache, so the key's hash would let anyone holding the file guess it.
-        return cache_key(
-            {
-                "base_url": redact(self.cache_scope or self.base_url or ""),
-                "model": self.model,
-                "messages": messages,
-                "params": params,
-                "response_format": response_format,
-            }
-        )
+        payload: dict[str, object] = {
+            "base_url": redact(self.cache_scope or self.base_url or ""),
+            "model": self.model,
+            "messages": messages,
+            "params": params,
+            "response_format": response_format,
+        }
+        if response_format is None:
+            return cache_key(payload)
+        return cache_key(payload, {"response_format": self._rendered(response_format)})
+
+    def _rendered(self, response_format: dict[str, Any]) -> str:
+        """`response_format` as canonical JSON, rendered once per object (the structured
+        caller sends one object per output mode and class: a schema was 40% of a key)."""
+        known = self._rendered_formats.get(id(response_format))
+        if known is not None and known[0] is response_format:
+            return known[1]
+        text = canonical_json(response_format)
+        if len(self._rendered_formats) < 256:  # the object is kept, so its id stays its own
+            self._rendered_formats[id(response_format)] = (response_format, text)
+        return text
 
     async def complete(
         self,

@@ -225,8 +225,10 @@ class StructuredCaller:
         )
 
 
+@functools.cache
 def response_format(mode: OutputMode, model: type[BaseModel]) -> dict[str, Any] | None:
-    """The `response_format` a call in `mode` sends for `model` (None in `prompt` mode)."""
+    """The `response_format` a call in `mode` sends for `model` (None in `prompt` mode): one
+    object per mode and class, never changed, so the client renders it for its cache keys once."""
     if mode == "json_schema":
         schema, _ = _cached_schema(model)
         return {
