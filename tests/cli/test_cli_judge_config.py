@@ -192,6 +192,37 @@ def test_a_bad_option_value_is_one_line_naming_it(tmp_path, files):
     ]
 
 
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (
+            "support_threshold = 1.5\n",
+            "error: [judge.options] 'support_threshold': input should be less than or equal "
+            "to 1 (the local judge)",
+        ),
+        (
+            "sim_candidates = -1\n",
+            "error: [judge.options] 'sim_candidates': input should be greater than or equal "
+            "to 0 (the local judge)",
+        ),
+        (  # equal bounds divided by zero: every case was unscored as a judge error
+            "sim_floor = 0.8\nsim_ceiling = 0.8\n",
+            "error: [judge.options]: sim_ceiling (0.8) must be above sim_floor (0.8) "
+            "(the local judge)",
+        ),
+    ],
+)
+def test_a_local_option_out_of_its_range_is_one_line_before_any_work(
+    tmp_path, files, options, expected
+):
+    config = config_file(tmp_path, "[judge.options]\n" + options)
+    out = tmp_path / "out"
+    result = run(files, out, "--config", config)
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [expected]
+    assert not (out / "results.json").exists()
+
+
 def test_llm_judge_options_reach_the_judge(tmp_path, files):
     config = config_file(
         tmp_path,

@@ -150,8 +150,10 @@ def _llm_options(settings: JudgeSettings, kind: str) -> dict[str, Any]:
 def _option_error(exc: ValidationError, kind: str) -> ConfigError:
     first = exc.errors()[0]
     key = ".".join(str(part) for part in first["loc"])
-    message = first["msg"][:1].lower() + first["msg"][1:]
-    return ConfigError(f"[judge.options] '{key}': {message} (the {kind} judge)")
+    message = first["msg"].removeprefix("Value error, ")  # a check across options
+    message = message[:1].lower() + message[1:]
+    where = f"[judge.options] '{key}'" if key else "[judge.options]"
+    return ConfigError(f"{where}: {message} (the {kind} judge)")
 
 
 def _shared_llm_fields(settings: JudgeSettings) -> dict[str, Any]:

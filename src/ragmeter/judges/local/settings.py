@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Share = Annotated[float, Field(ge=0.0, le=1.0)]
+"""A threshold, weight or share: between 0 and 1."""
+Cosine = Annotated[float, Field(ge=-1.0, le=1.0)]
 
 
 class LocalSettings(BaseModel):
@@ -10,39 +16,47 @@ class LocalSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    support_threshold: float = 0.6
+    support_threshold: Share = 0.6
     """Minimum support (lexical coverage, blended with similarity) for a supported statement."""
-    lexical_weight: float = 0.55
+    lexical_weight: Share = 0.55
     """Weight of lexical coverage against embedding similarity when both are available."""
-    sim_floor: float = 0.25
+    sim_floor: Cosine = 0.25
     """Cosine similarity mapped to 0 (unrelated English sentences sit below it)."""
-    sim_ceiling: float = 0.8
+    sim_ceiling: Cosine = 0.8
     """Cosine similarity mapped to 1 (paraphrases sit above it)."""
-    lexical_sufficient: float = 0.85
+    lexical_sufficient: Share = 0.85
     """Lexical support at which a window counts as support without consulting similarity."""
-    sim_candidates: int = 2
+    sim_candidates: Annotated[int, Field(ge=0)] = 2
     """English: sentences embedded per statement whose lexical support is inconclusive."""
-    pair_margin: float = 0.03
+    pair_margin: Share = 0.03
     """How much better a two-sentence window must be to win over a single sentence."""
-    negation_overlap: float = 0.6
+    negation_overlap: Share = 0.6
     """Key-word overlap above which a negation mismatch counts as a contradiction."""
-    conflict_overlap: float = 0.5
+    conflict_overlap: Share = 0.5
     """Key-word overlap above which a different number of the same kind contradicts."""
-    unsupported_credit: float = 0.4
+    unsupported_credit: Share = 0.4
     """Faithfulness: the most a claim the rules do not call supported counts (below the 0.5
     bar a one-claim answer must reach to count as faithful)."""
-    useful_threshold: float = 0.55
+    useful_threshold: Share = 0.55
     """Context precision: usefulness above which a chunk counts as useful."""
-    typo_similarity: float = 0.8
+    typo_similarity: Share = 0.8
     """Answer relevancy: word similarity (trigrams / edit distance) at which words match."""
-    full_coverage: float = 0.75
+    full_coverage: Share = 0.75
     """Answer relevancy: key-word coverage that counts as fully addressing the question."""
-    evasive_penalty: float = 0.5
+    evasive_penalty: Share = 0.5
     """Answer relevancy: share of the score removed for a fully evasive answer."""
-    refusal_cap: float = 0.2
+    refusal_cap: Share = 0.2
     """Answer relevancy: highest score of a refusal on an answerable question."""
-    history_weight: float = 0.5
+    history_weight: Share = 0.5
     """Answer relevancy: weight of key words from the previous user turn (multi-turn)."""
+
+    @model_validator(mode="after")
+    def _similarity_range(self) -> LocalSettings:
+        if self.sim_ceiling <= self.sim_floor:
+            raise ValueError(
+                f"sim_ceiling ({self.sim_ceiling}) must be above sim_floor ({self.sim_floor})"
+            )
+        return self
 
     def rescale(self, cosine: float) -> float:
         """Map a cosine similarity onto [0, 1] between `sim_floor` and `sim_ceiling`."""
