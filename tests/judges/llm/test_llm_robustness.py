@@ -161,18 +161,7 @@ async def test_server_errors_and_timeouts_are_retried(tmp_path):
         await judge.aclose()
     assert results["context_recall"].score == 1.0
     assert results["context_precision"].score == pytest.approx(5 / 6)
-    assert judge.stats()["retries"] == 3
-
-
-async def test_judge_stats_say_why_calls_were_retried_over_every_client(tmp_path):
-    faults = [
-        Fault("server_error", times=2, schema="ContextRecallPoints"),
-        Fault("slow", times=1, delay=1.0, schema="ContextPrecisionVerdicts"),
-    ]
-    with FakeOpenAI(Smart(), faults=faults) as server:
-        judge = make_judge(server, tmp_path, timeout=0.3)
-        await judge.judge(sample(1), ("context_recall", "context_precision"))
-        await judge.aclose()
+    # judge_stats say why calls were retried, over every client
     stats = judge.stats()
     assert (stats["retries"], stats["server_errors"], stats["timeouts"]) == (3, 2, 1)
     assert stats["connection_errors"] == 0
