@@ -116,7 +116,8 @@ class LocalSimilarity:
         """Start loading the model ``lang`` needs in the background (no-op once started).
 
         With a cache, nothing is loaded before a similarity is missing from it: a cached
-        re-run needs no model, and loading USE would cost it seconds of CPU and 140 MB."""
+        re-run embeds nothing, and loading USE would cost it seconds of CPU and 140 MB (MiniLM
+        is loaded anyway, when `name` is read for the fingerprint)."""
         if self._cache is not None and not self._missed:
             return
         if lang == "zh":
