@@ -7,6 +7,7 @@ import json
 import os
 import platform
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -241,3 +242,13 @@ def finish(benchmark: str, targets: dict[str, bool], payload: dict[str, Any]) ->
     )
     print(f"\nwrote {path.relative_to(RESULTS.parents[1])}")
     return path
+
+
+def spawn(script: str, *extra: str) -> dict[str, Any]:
+    """Run `script` again as a child process with `extra` arguments (a measurement in a process
+    of its own) and return the JSON object its last line of output prints."""
+    out = subprocess.run([sys.executable, script, *extra], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"child {' '.join(extra)} failed:\n{out.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result

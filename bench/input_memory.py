@@ -22,14 +22,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from common import demo_outputs, finish, peak_rss_mb, print_table
+from common import demo_outputs, finish, peak_rss_mb, print_table, spawn
 
 CONTEXT_CHARS = 400
 LOADERS = ("baseline", "load_cases", "open_cases")
@@ -105,16 +103,6 @@ def child(loader: str, cases_file: str) -> dict[str, Any]:
     }
 
 
-def spawn(*extra: str) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, str(Path(__file__)), *extra], capture_output=True, text=True
-    )
-    if out.returncode != 0:
-        raise SystemExit(f"child {' '.join(extra)} failed:\n{out.stderr[-3000:]}")
-    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    return result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[5000, 50000])
@@ -135,11 +123,13 @@ def main() -> None:
         for size in args.sizes:
             cases_file = Path(tmp) / f"cases-{size}.jsonl"
             print(f"writing {size:,} cases ...", flush=True)
-            spawn("--child", "write", "--cases-file", str(cases_file), "--size", str(size))
+            spawn(
+                __file__, "--child", "write", "--cases-file", str(cases_file), "--size", str(size)
+            )
             file_mb = round(cases_file.stat().st_size / 1024 / 1024, 1)
             for loader in LOADERS:
                 print(f"  {loader} ...", flush=True)
-                result = spawn("--child", loader, "--cases-file", str(cases_file))
+                result = spawn(__file__, "--child", loader, "--cases-file", str(cases_file))
                 if loader != "baseline" and result["read"] != size:
                     raise SystemExit(f"{loader} read {result['read']} cases of {size}")
                 rows.append({"cases": size, "file_mb": file_mb, "loader": loader, **result})

@@ -18,14 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from common import finish, peak_rss_mb, print_table, run_ragmeter, synthetic_cases
+from common import finish, peak_rss_mb, print_table, run_ragmeter, spawn, synthetic_cases
 from server import BenchServer
 
 
@@ -100,15 +98,6 @@ def child_local(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def spawn(*extra: str) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, str(Path(__file__)), *extra], capture_output=True, text=True
-    )
-    if out.returncode != 0:
-        raise SystemExit(f"child {' '.join(extra)} failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 500, 5000])
@@ -158,7 +147,14 @@ def main() -> None:
                 flush=True,
             )
             result = spawn(
-                "--child", "llm", "--cases-file", str(cases_file), "--cache", str(cache), *common
+                __file__,
+                "--child",
+                "llm",
+                "--cases-file",
+                str(cases_file),
+                "--cache",
+                str(cache),
+                *common,
             )
             load = server.summary()
             server_cpu = server.cpu_seconds() - server_cpu
@@ -195,7 +191,7 @@ def main() -> None:
     local = None
     if not args.no_local:
         print("local judge on the demo set ...", flush=True)
-        local = spawn("--child", "local", "--passes", str(args.passes))
+        local = spawn(__file__, "--child", "local", "--passes", str(args.passes))
 
     print(
         f"\nragmeter LLM judge, latency {args.latency} s, concurrency {args.concurrency}, "
