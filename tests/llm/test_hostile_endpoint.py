@@ -206,3 +206,88 @@ async def test_absurd_or_non_integer_usage_is_not_believed(tmp_path: Path) -> No
             assert isinstance(reply.prompt_tokens, int) and 0 < reply.prompt_tokens < 1000
         await judge.aclose()
     assert judge.tracker is not None and judge.tracker.spent.prompt_tokens < 3000
+
+
+# --- 5. bodies the fast JSON decoder refuses --------------------------------------------------
+
+
+class _Odd(BaseHTTPRequestHandler):
+    """`/inf` a reply whose log-probabilities hold -Infinity (what Python's json writes for an
+    impossible token; orjson refuses it), `/html` a 200 that is not JSON at all."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path.startswith("/html"):
+            data, kind = b"<html>maintenance</html>", "text/html"
+        else:
+            token = {"token": "hi", "logprob": 0.0, "top_logprobs": []}
+            token["top_logprobs"] = [
+                {"token": "hi", "logprob": 0.0},
+                {"token": "yo", "logprob": float("-inf")},
+            ]
+            reply = {
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": "hi"},
+                        "logprobs": {"content": [token]},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
+            }
+            data, kind = json.dumps(reply).encode(), "application/json"
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def odd_url() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Odd)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+async def test_an_infinite_logprob_is_read_cached_and_read_back(
+    odd_url: str, tmp_path: Path
+) -> None:
+    cache = LLMCache(tmp_path / "c.db")
+    first = client(f"{odd_url}/inf", cache, top_logprobs=2)
+    reply = await first.complete(HI)
+    await first.aclose()
+    assert reply.text == "hi" and reply.logprobs is not None
+    assert list(reply.logprobs[0].top) == [("hi", 0.0), ("yo", float("-inf"))]
+    again = client(f"{odd_url}/inf", cache, top_logprobs=2)
+    hit = await again.complete(HI)
+    await again.aclose()
+    assert hit.cached and hit.logprobs is not None
+    assert list(hit.logprobs) == list(reply.logprobs)
+
+
+async def test_a_reply_that_is_not_json_fails_quoting_it(odd_url: str) -> None:
+    html = client(f"{odd_url}/html", LLMCache(None))
+    with pytest.raises(LLMCallError, match="no choices: '<html>maintenance</html>'"):
+        await html.complete(HI)
+    await html.aclose()
+
+
+def test_the_client_sends_through_the_sdks_aiohttp_transport() -> None:
+    chat = client("http://127.0.0.1:9/v1", LLMCache(None))
+    chat.prepare()
+    transport = chat._sdk._client._transport  # the SDK's http client, then its transport
+    assert type(transport).__module__.endswith("httpx_aiohttp.transport")

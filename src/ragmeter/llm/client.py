@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 from urllib.parse import urlparse
 
+import orjson
+
 from .._exceptions import ConfigError, JudgeUnavailable
 from ..redact import MASK, looks_like_a_key, redact
 from . import logprobs
@@ -133,22 +135,20 @@ class ChatClient:
     def _new_sdk(self) -> Any:
         import openai
 
-        from . import netprobe
         from .replycap import ACCEPT_ENCODING, cap_reply_size
 
         # The SDK's own defaults (pool limits, redirects), plus a bound on reply size.
-        http_client = openai.DefaultAsyncHttpxClient(
-            timeout=self.policy.timeout,
-            headers={"Accept-Encoding": ACCEPT_ENCODING},
-            event_hooks={"response": [cap_reply_size]},
-        )
-        netprobe.install(http_client)  # the pool's idle-connection probe, made cheap
+        options: dict[str, Any] = {
+            "timeout": self.policy.timeout,
+            "headers": {"Accept-Encoding": ACCEPT_ENCODING},
+            "event_hooks": {"response": [cap_reply_size]},
+        }
         return openai.AsyncOpenAI(
             api_key=self._api_key,
             base_url=self.base_url,
             max_retries=0,
             timeout=self.policy.timeout,
-            http_client=http_client,
+            http_client=_http_client(options, self.base_url),
         )
 
     def _client(self) -> Any:
@@ -339,25 +339,28 @@ class ChatClient:
         # The SDK's documented raw `post` sends the body as is; `chat.completions.create` walks
         # every message and schema through a type-directed transform first (about a third of
         # the client's time per call, which delays the next call when replies come in bursts).
-        # `cast_to=object` returns the decoded JSON as is: building a `ChatCompletion` from it
-        # validated every token of the log-probabilities (pydantic), a fifth of the client's
-        # time per call; the few fields used are read from the dict as leniently as the SDK's
-        # `construct` read them (a missing field is None, a value is kept as sent).
+        # `cast_to=bytes` returns the body as is, decoded here by orjson (the token
+        # log-probabilities make a reply tens of KB of JSON: the standard library's decoder was
+        # a sixth of the client's time per call); building a `ChatCompletion` from it validated
+        # every token (pydantic), a fifth. The few fields used are read from the dict as
+        # leniently as the SDK's `construct` read them (a missing field is None, a value is
+        # kept as sent).
         async def post() -> object:
             if self._unavailable is not None:  # another call found out while this one queued
                 raise JudgeUnavailable(str(self._unavailable))
             if not self.top_logprobs:  # refused by the endpoint while this call queued
                 body.pop("logprobs", None)
                 body.pop("top_logprobs", None)
-            return await sdk.post(
+            reply = await sdk.post(
                 "/chat/completions",
-                cast_to=object,
+                cast_to=bytes,
                 body=body,
                 # The request's own key as its idempotency key: the SDK would otherwise make a
                 # uuid4 per call (an os.urandom syscall, a few % of the client's time per call
                 # in bench/profile_calls.py), and a retry of the same request may share it.
                 options={"timeout": self.policy.timeout, "idempotency_key": key},
             )
+            return _decoded(reply)
 
         try:
             completion: Any = await run_with_retries(
@@ -490,6 +493,42 @@ class ChatClient:
         self._run_loop = None
         self.detect_lock = asyncio.Lock()  # the old one may be bound to the ended run's loop
         self.limiter.reset()
+
+
+def _decoded(reply: bytes) -> object:
+    """A reply body as JSON, or as text when it is not JSON (:meth:`ChatClient._accept` then
+    says the endpoint returned no choices, quoting it)."""
+    try:
+        return orjson.loads(reply)
+    except orjson.JSONDecodeError:
+        pass
+    text = reply.decode("utf-8", "replace")
+    try:  # the standard library also reads -Infinity and NaN, which some servers write
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _http_client(options: dict[str, Any], base_url: str | None) -> Any:
+    """The SDK's aiohttp-backed client (``openai[aiohttp]``, which the SDK recommends for many
+    concurrent calls): with 128 calls in flight, httpx's own connection pool scans every
+    connection at each request's start and end, and the aiohttp transport took a quarter off
+    the client's CPU per call in bench/scale.py. Without the extra (an older SDK, a trimmed
+    install), or for a URL with a user and password in it (aiohttp refuses those beside the
+    API key's Authorization header), the httpx client, with its idle-connection probe made
+    cheap."""
+    import openai
+
+    from . import netprobe
+
+    aiohttp_client = getattr(openai, "DefaultAioHttpClient", None)
+    parts = urlparse(base_url or "")
+    if aiohttp_client is not None and not (parts.username or parts.password):
+        with contextlib.suppress(RuntimeError):  # the SDK says aiohttp is not installed
+            return aiohttp_client(**options)
+    http_client = openai.DefaultAsyncHttpxClient(**options)
+    netprobe.install(http_client)
+    return http_client
 
 
 def _field(value: object, name: str) -> object:

@@ -212,13 +212,14 @@ async def run_with_retries(
             # The SDK's timeout bounds each read, not the call: a server sending a byte now and
             # then would hold it forever. This deadline bounds the whole call, reply included.
             result = await within(policy.timeout, do_call())
-        except (openai.APITimeoutError, TimeoutError) as exc:
-            stats.timeouts += 1
-            error = LLMCallError(f"{what} timed out after {policy.timeout:g}s")
-            error.__cause__ = exc
-        except openai.APIConnectionError as exc:
-            stats.connection_errors += 1
-            error = LLMCallError(f"{what} could not connect: {exc}")
+        except (openai.APIConnectionError, TimeoutError) as exc:
+            if isinstance(exc, openai.APITimeoutError | TimeoutError) and not _refused(exc):
+                stats.timeouts += 1
+                error = LLMCallError(f"{what} timed out after {policy.timeout:g}s")
+            else:
+                stats.connection_errors += 1
+                reason = "Connection error." if isinstance(exc, openai.APITimeoutError) else exc
+                error = LLMCallError(f"{what} could not connect: {reason}")
             error.__cause__ = exc
         except openai.RateLimitError as exc:
             wait = parse_retry_after(exc.response.headers.get("retry-after"))
@@ -259,9 +260,9 @@ async def run_with_retries(
             limiter.release()
         if attempt >= policy.max_retries:
             cause = error.__cause__
-            refused = isinstance(cause, openai.APIConnectionError) and not isinstance(
-                cause,
-                openai.APITimeoutError,  # a subclass: slow is not unreachable
+            refused = isinstance(cause, openai.APIConnectionError) and (
+                # a subclass: slow is not unreachable, unless connecting failed outright
+                not isinstance(cause, openai.APITimeoutError) or _refused(cause)
             )
             if unreachable_is_fatal and refused:
                 raise JudgeUnavailable(
@@ -274,6 +275,20 @@ async def run_with_retries(
         stats.retries += 1
         await asyncio.sleep(wait if wait is not None else policy.backoff(attempt))
         attempt += 1
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether a timeout the SDK reports was a failure to connect: the aiohttp transport maps
+    every connection error (a refused port, an unknown host) to a connect *timeout*; the cause
+    it chains says what happened (an OSError that is not a timeout)."""
+    cause = exc.__cause__ or exc.__context__
+    for _ in range(8):  # a chain is a few links long; bounded all the same
+        if cause is None:
+            return False
+        if isinstance(cause, OSError) and not isinstance(cause, TimeoutError):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _body_text(exc: object) -> str:
