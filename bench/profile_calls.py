@@ -24,14 +24,25 @@ from server import BenchServer
 
 GROUPS = (
     ("asyncio event loop", ("asyncio/", "selectors.py", "/selector_events")),
-    # openai's client runs on httpx2 / httpcore2 (packages of their own, which it requires)
+    # openai's client runs on httpx2 (a package of its own, which it requires); ragmeter sends
+    # through its aiohttp transport (httpcore2 for a URL with a password in it)
     (
-        "httpx / httpcore / anyio / h11",
-        ("httpx/", "httpx2/", "httpcore", "anyio/", "h11/", "sniffio"),
+        "HTTP: httpx / aiohttp / httpcore / anyio / h11",
+        (
+            "httpx/",
+            "httpx2/",
+            "httpcore",
+            "anyio/",
+            "h11/",
+            "sniffio",
+            "aiohttp/",
+            "yarl/",
+            "multidict/",
+        ),
     ),
     ("openai SDK", ("openai/",)),
     ("pydantic", ("pydantic",)),
-    ("json", ("json/", "_json")),
+    ("json", ("json/", "_json", "orjson")),
     ("SQLite cache", ("sqlite3", "llm/cache.py")),
     ("local embedder (onnxruntime, tokenizers, numpy)", ("onnxruntime", "tokenizers", "numpy")),
     ("ragmeter judge + client", ("ragmeter/",)),
