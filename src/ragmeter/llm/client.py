@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 from urllib.parse import urlparse
 
-import orjson
-
 from .._exceptions import ConfigError, JudgeUnavailable
 from ..redact import MASK, looks_like_a_key, redact
 from . import logprobs
@@ -22,6 +20,7 @@ from .batch import DEFAULT_POLL_SECONDS, BatchCollector, BatchRequest, BatchStor
 from .cache import LLMCache, cache_key, canonical_json
 from .cost import BudgetBusy, CostTracker, PriceTable, Reservation, Usage, count_tokens
 from .errors import LLMCallError, scrubbed
+from .jsonblock import decode_json
 from .logprobs import TokenLogprob
 from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, check_one_loop, run_with_retries
 
@@ -499,14 +498,9 @@ def _decoded(reply: bytes) -> object:
     """A reply body as JSON, or as text when it is not JSON (:meth:`ChatClient._accept` then
     says the endpoint returned no choices, quoting it)."""
     try:
-        return orjson.loads(reply)
-    except orjson.JSONDecodeError:
-        pass
-    text = reply.decode("utf-8", "replace")
-    try:  # the standard library also reads -Infinity and NaN, which some servers write
-        return json.loads(text)
+        return decode_json(reply)
     except ValueError:
-        return text
+        return reply.decode("utf-8", "replace")
 
 
 def _http_client(options: dict[str, Any], base_url: str | None) -> Any:

@@ -1,11 +1,23 @@
-"""Find the JSON object in a model's free-text reply."""
+"""Read JSON from a judge: a whole reply body fast, or the JSON object in free-text reply."""
 
 from __future__ import annotations
 
 import json
 import re
+from typing import Any
+
+import orjson
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
+
+
+def decode_json(data: str | bytes) -> Any:
+    """`data` decoded by orjson, or by the standard library for what orjson refuses but some
+    servers write (-Infinity, NaN). Raises ``ValueError`` when it is not JSON."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
 
 
 def extract_json(text: str) -> object:

@@ -21,6 +21,8 @@ from typing import Any, overload
 
 import orjson
 
+from .jsonblock import decode_json
+
 _VALUE_LEAD = ' \t\r\n"'
 
 
@@ -87,15 +89,6 @@ def dumps(tokens: Sequence[TokenLogprob] | None) -> str | None:
     return text.decode()
 
 
-def _loads(text: str) -> Any:
-    """orjson, or the standard library for what orjson refuses: the -Infinity it writes for an
-    infinite log-probability."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
-
-
 def loads(text: str | None) -> Sequence[TokenLogprob] | None:
     """Tokens from :func:`dumps` text, or from the list of ``[token, logprob, top]`` that
     caches written before it hold; decoded when first read (see :class:`StoredTokens`)."""
@@ -123,7 +116,7 @@ class StoredTokens(Sequence[TokenLogprob]):
     def texts(self) -> list[str]:
         """Every token's text, without building the tokens."""
         if self._texts is None:
-            data = _loads(self._text)
+            data = decode_json(self._text)
             if isinstance(data, dict):
                 self._texts, self._logprobs, self._top = (
                     data["texts"],
@@ -141,7 +134,7 @@ class StoredTokens(Sequence[TokenLogprob]):
         if token is None:
             texts = self.texts()
             top = self._top[index]
-            pairs = _loads(top) if isinstance(top, str) else top
+            pairs = decode_json(top) if isinstance(top, str) else top
             token = TokenLogprob(
                 texts[index], self._logprobs[index], tuple([(a, lp) for a, lp in pairs])
             )
