@@ -207,6 +207,7 @@ async def run_with_retries(
     attempt = 0
     while True:
         wait: float | None = None
+        unreachable = False  # this attempt could not connect at all (not slow: absent)
         await limiter.acquire()
         try:
             # The SDK's timeout bounds each read, not the call: a server sending a byte now and
@@ -218,6 +219,7 @@ async def run_with_retries(
                 error = LLMCallError(f"{what} timed out after {policy.timeout:g}s")
             else:
                 stats.connection_errors += 1
+                unreachable = isinstance(exc, openai.APIConnectionError)
                 reason = "Connection error." if isinstance(exc, openai.APITimeoutError) else exc
                 error = LLMCallError(f"{what} could not connect: {reason}")
             error.__cause__ = exc
@@ -259,12 +261,7 @@ async def run_with_retries(
         finally:
             limiter.release()
         if attempt >= policy.max_retries:
-            cause = error.__cause__
-            refused = isinstance(cause, openai.APIConnectionError) and (
-                # a subclass: slow is not unreachable, unless connecting failed outright
-                not isinstance(cause, openai.APITimeoutError) or _refused(cause)
-            )
-            if unreachable_is_fatal and refused:
+            if unreachable_is_fatal and unreachable:
                 raise JudgeUnavailable(
                     f"{error} ({policy.max_retries} retries): is the judge endpoint running "
                     "and is --base-url right?"
