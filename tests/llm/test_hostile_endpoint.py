@@ -107,6 +107,20 @@ async def test_an_oversized_reply_is_refused_unscored_with_the_reason_and_not_ca
     assert LLMCache(tmp_path / "c.db").count() == 0
 
 
+def _serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve `handler` on a free port of 127.0.0.1, yielding its base URL, until closed."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
 class _Gzip(BaseHTTPRequestHandler):
     """A chat reply compressed with gzip: `/ok` a normal one, `/bomb` 50 MB of spaces in the
     content that compress to some 50 KB."""
@@ -147,16 +161,7 @@ class _Gzip(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def gzip_url() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Gzip)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+    yield from _serve(_Gzip)
 
 
 async def test_a_compressed_reply_is_bounded_after_decompression(gzip_url: str) -> None:
@@ -251,16 +256,7 @@ class _Odd(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def odd_url() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Odd)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+    yield from _serve(_Odd)
 
 
 async def test_an_infinite_logprob_is_read_cached_and_read_back(
