@@ -54,9 +54,14 @@ def default_cache_path() -> Path:
     return cache_root() / "llm.sqlite"
 
 
+# One encoder for every key: json.dumps with these options builds a new JSONEncoder per call,
+# which cost as much as the encoding itself (a key renders each member of its payload apart).
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def canonical_json(value: object) -> str:
     """The JSON text cache keys are made of: keys sorted, no spaces, non-ASCII kept."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _CANONICAL.encode(value)
 
 
 def cache_key(payload: dict[str, object], rendered: Mapping[str, str] | None = None) -> str:

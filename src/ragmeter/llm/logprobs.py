@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, overload
 
 import orjson
@@ -217,11 +218,7 @@ def field_probabilities(
     if spelled.count(text) != 1:
         return []
     base = spelled.index(text)
-    starts = []
-    offset = 0
-    for piece in texts:
-        starts.append(offset)
-        offset += len(piece)
+    starts = list(accumulate(map(len, texts), initial=0))  # where each token begins
     out: list[dict[str, float] | None] = []
     for match in re.finditer(rf'"{re.escape(field)}"\s*:\s*"?', text):
         position = base + match.end()
