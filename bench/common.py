@@ -84,8 +84,16 @@ def synthetic_cases(n: int, top_k: int = 5) -> list[Case]:
     return out
 
 
-def judge_config(base_url: str, concurrency: int, cache_path: Path | None) -> Any:
+def judge_config(
+    base_url: str,
+    concurrency: int,
+    cache_path: Path | None,
+    embedding_model: str | None = None,
+) -> Any:
+    """The bench's LLM judge settings; with `embedding_model`, answer relevancy embeds through
+    the same server's ``/v1/embeddings`` instead of the local models."""
     from ragmeter.judges.llm import LLMJudgeConfig
+    from ragmeter.judges.llm.config import EmbeddingEndpoint
 
     return LLMJudgeConfig(
         model=MODEL,
@@ -95,6 +103,9 @@ def judge_config(base_url: str, concurrency: int, cache_path: Path | None) -> An
         cache_path=cache_path,
         use_cache=True,
         timeout=120,
+        embedding=EmbeddingEndpoint(model=embedding_model, base_url=base_url, api_key_env=None)
+        if embedding_model
+        else "local",
     )
 
 
@@ -106,6 +117,7 @@ def run_ragmeter(
     cache_path: Path | None = None,
     out_dir: Path | None = None,
     metrics: tuple[str, ...] | None = None,
+    embedding_model: str | None = None,
 ) -> dict[str, Any]:
     """Judge ``cases`` (precomputed outputs) with ragmeter's LLM judge; wall time and stats.
 
@@ -124,7 +136,7 @@ def run_ragmeter(
         tmp = tempfile.TemporaryDirectory()
         cache_path = Path(tmp.name) / "llm.sqlite"
     setup_started = time.perf_counter()
-    judge = build_llm_judge(judge_config(base_url, concurrency, cache_path))
+    judge = build_llm_judge(judge_config(base_url, concurrency, cache_path, embedding_model))
     load = getattr(judge.context.similarity, "load", None)
     if callable(load):
         load()  # the local MiniLM for answer relevancy: a one-off load, timed as setup

@@ -40,6 +40,7 @@ def child_llm(args: argparse.Namespace) -> dict[str, Any]:
         concurrency=args.concurrency,
         cache_path=Path(args.cache),
         metrics=tuple(args.metrics.split(",")) if args.metrics else None,
+        embedding_model=args.embedding_model,
     )
     stats = out["judge_stats"]
     return {
@@ -109,6 +110,11 @@ def main() -> None:
         help="judge only these (comma-separated; default all four): fewer calls "
         "per case, to reach large sizes for the memory figures",
     )
+    parser.add_argument(
+        "--embedding-model",
+        help="answer relevancy embeds with this model through the bench server's "
+        "/v1/embeddings (as on a judge cluster), not the local MiniLM and USE",
+    )
     parser.add_argument("--no-local", action="store_true", help="skip the local judge's timing")
     parser.add_argument("--child", choices=["llm", "local"], help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
@@ -128,6 +134,8 @@ def main() -> None:
         common = ["--base-url", server.base_url, "--concurrency", str(args.concurrency)]
         if args.metrics:
             common += ["--metrics", args.metrics]
+        if args.embedding_model:
+            common += ["--embedding-model", args.embedding_model]
         for n in [*args.sizes, "cached"]:
             size = args.sizes[0] if n == "cached" else int(n)
             cache = Path(tmp) / f"cache-{size}.sqlite"
@@ -195,7 +203,8 @@ def main() -> None:
 
     print(
         f"\nragmeter LLM judge, latency {args.latency} s, concurrency {args.concurrency}, "
-        f"5 contexts per case\n"
+        f"5 contexts per case, relevancy embeddings "
+        f"{args.embedding_model + ' via the server' if args.embedding_model else 'local'}\n"
     )
     print_table(
         [
@@ -273,6 +282,9 @@ def main() -> None:
                 "linearity": "seconds per case compared from the second size on (the smallest "
                 "run is dominated by start-up)",
                 "metrics": args.metrics or "all four",
+                "relevancy_embeddings": f"{args.embedding_model} via the bench server"
+                if args.embedding_model
+                else "local (MiniLM, USE for Chinese)",
             },
             "llm_runs": rows,
             "local_judge": local,
