@@ -27,6 +27,7 @@ from ragmeter.llm import (
     RetryPolicy,
     forget_output_modes,
 )
+from ragmeter.llm.embeddings import EmbeddingClient
 from ragmeter.llm.errors import InvalidReply
 from ragmeter.llm.replycap import MAX_REPLY_BYTES
 from ragmeter.testing import FakeOpenAI, Fault, Smart
@@ -122,14 +123,21 @@ def _serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
 
 
 class _Gzip(BaseHTTPRequestHandler):
-    """A chat reply compressed with gzip: `/ok` a normal one, `/bomb` 50 MB of spaces in the
-    content that compress to some 50 KB."""
+    """A chat or embeddings reply compressed with gzip: under `/ok` a normal one, under `/bomb`
+    one padded with 50 MB of spaces that compress to some 50 KB."""
 
     protocol_version = "HTTP/1.1"
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
-        content = "hi" + (" " * 50_000_000 if self.path.endswith("/bomb/chat/completions") else "")
+        bomb = "/bomb/" in self.path
+        if self.path.endswith("/embeddings"):
+            vector = {"object": "embedding", "index": 0, "embedding": [0.6, 0.8]}
+            usage = {"prompt_tokens": 2, "total_tokens": 2}
+            body = {"object": "list", "data": [vector], "model": "e", "usage": usage}
+            self._send(json.dumps(body) + (" " * 50_000_000 if bomb else ""))
+            return
+        content = "hi" + (" " * 50_000_000 if bomb else "")
         reply = {
             "id": "x",
             "object": "chat.completion",
@@ -144,7 +152,10 @@ class _Gzip(BaseHTTPRequestHandler):
             ],
             "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
         }
-        data = gzip.compress(json.dumps(reply).encode(), compresslevel=9)
+        self._send(json.dumps(reply))
+
+    def _send(self, text: str) -> None:
+        data = gzip.compress(text.encode(), compresslevel=9)
         try:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -174,6 +185,24 @@ async def test_a_compressed_reply_is_bounded_after_decompression(gzip_url: str) 
         await bomb.complete(HI)
     await bomb.aclose()
     assert bomb.retry_stats.retries == 0  # refused at once, not retried
+
+
+async def test_an_embeddings_reply_is_bounded_like_a_chat_reply(gzip_url: str) -> None:
+    policy = RetryPolicy(max_retries=1, backoff_base=0.01, timeout=2.0)
+
+    def embedder(base_url: str) -> EmbeddingClient:
+        return EmbeddingClient(
+            "e", base_url=base_url, api_key_env=None, policy=policy, cache=LLMCache(None)
+        )
+
+    ok = embedder(f"{gzip_url}/ok")
+    assert await ok.embed(["a"]) == [[0.6, 0.8]]
+    await ok.aclose()
+    bomb = embedder(f"{gzip_url}/bomb")
+    with pytest.raises(InvalidReply, match=f"larger than {MAX_REPLY_BYTES:,} bytes"):
+        await bomb.embed(["a"])
+    await bomb.aclose()
+    assert bomb.retry_stats.retries == 0
 
 
 # --- 4. usage that cannot be ------------------------------------------------------------------
@@ -287,3 +316,10 @@ def test_the_client_sends_through_the_sdks_aiohttp_transport() -> None:
     chat.prepare()
     transport = chat._sdk._client._transport  # the SDK's http client, then its transport
     assert type(transport).__module__.endswith("httpx_aiohttp.transport")
+
+
+async def test_the_embeddings_client_sends_through_the_same_transport() -> None:
+    embedder = EmbeddingClient("e", base_url="http://127.0.0.1:9/v1", api_key_env=None)
+    transport = embedder._client()._client._transport  # built on the running loop
+    assert type(transport).__module__.endswith("httpx_aiohttp.transport")
+    await embedder.aclose()

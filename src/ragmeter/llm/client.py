@@ -132,23 +132,7 @@ class ChatClient:
             self._sdk = self._new_sdk()
 
     def _new_sdk(self) -> Any:
-        import openai
-
-        from .replycap import ACCEPT_ENCODING, cap_reply_size
-
-        # The SDK's own defaults (pool limits, redirects), plus a bound on reply size.
-        options: dict[str, Any] = {
-            "timeout": self.policy.timeout,
-            "headers": {"Accept-Encoding": ACCEPT_ENCODING},
-            "event_hooks": {"response": [cap_reply_size]},
-        }
-        return openai.AsyncOpenAI(
-            api_key=self._api_key,
-            base_url=self.base_url,
-            max_retries=0,
-            timeout=self.policy.timeout,
-            http_client=_http_client(options, self.base_url),
-        )
+        return new_sdk_client(self._api_key, self.base_url, self.policy.timeout)
 
     def _client(self) -> Any:
         if self._sdk is None:
@@ -507,6 +491,28 @@ def _decoded(reply: bytes) -> object:
         return decode_json(reply)
     except ValueError:
         return reply.decode("utf-8", "replace")
+
+
+def new_sdk_client(api_key: str, base_url: str | None, timeout: float) -> Any:
+    """An ``openai.AsyncOpenAI`` for ragmeter's chat and embedding calls: no retries of its own
+    (ragmeter retries, see `retry`), the SDK's pool defaults and redirects, replies bounded in
+    size (`replycap`), over aiohttp where it can be (`_http_client`)."""
+    import openai
+
+    from .replycap import ACCEPT_ENCODING, cap_reply_size
+
+    options: dict[str, Any] = {
+        "timeout": timeout,
+        "headers": {"Accept-Encoding": ACCEPT_ENCODING},
+        "event_hooks": {"response": [cap_reply_size]},
+    }
+    return openai.AsyncOpenAI(
+        api_key=api_key,
+        base_url=base_url,
+        max_retries=0,
+        timeout=timeout,
+        http_client=_http_client(options, base_url),
+    )
 
 
 def _http_client(options: dict[str, Any], base_url: str | None) -> Any:

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from .._exceptions import JudgeUnavailable
 from ..redact import redact
 from .cache import LLMCache, cache_key
-from .client import resolve_api_key
+from .client import new_sdk_client, resolve_api_key
 from .cost import Usage
 from .errors import LLMCallError, scrubbed
 from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, check_one_loop, run_with_retries
@@ -259,14 +259,7 @@ class EmbeddingClient:
 
     def _client(self) -> Any:
         if self._sdk is None:
-            import openai
-
-            self._sdk = openai.AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self.base_url,
-                max_retries=0,
-                timeout=self.policy.timeout,
-            )
+            self._sdk = new_sdk_client(self._api_key, self.base_url, self.policy.timeout)
         self._run_loop = check_one_loop(self._run_loop, self.name)
         return self._sdk
 
