@@ -118,12 +118,14 @@ def run_ragmeter(
     out_dir: Path | None = None,
     metrics: tuple[str, ...] | None = None,
     embedding_model: str | None = None,
+    preload: bool = True,
 ) -> dict[str, Any]:
     """Judge ``cases`` (precomputed outputs) with ragmeter's LLM judge; wall time and stats.
 
     As for RAGAS, modules are imported and the judge is built before the clock starts:
     ``setup_seconds`` is the judge's construction and the load of the local MiniLM (answer
-    relevancy), ``wall_seconds`` the run.
+    relevancy; not with `preload` off, as for a cached re-run, which loads no model),
+    ``wall_seconds`` the run.
     """
     import openai  # noqa: F401  (imported on the first call otherwise)
 
@@ -138,7 +140,7 @@ def run_ragmeter(
     setup_started = time.perf_counter()
     judge = build_llm_judge(judge_config(base_url, concurrency, cache_path, embedding_model))
     load = getattr(judge.context.similarity, "load", None)
-    if callable(load):
+    if preload and callable(load):
         load()  # the local MiniLM for answer relevancy: a one-off load, timed as setup
     setup = time.perf_counter() - setup_started
 

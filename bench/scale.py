@@ -41,6 +41,7 @@ def child_llm(args: argparse.Namespace) -> dict[str, Any]:
         cache_path=Path(args.cache),
         metrics=tuple(args.metrics.split(",")) if args.metrics else None,
         embedding_model=args.embedding_model,
+        preload=not args.no_preload,
     )
     stats = out["judge_stats"]
     return {
@@ -120,6 +121,7 @@ def main() -> None:
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     parser.add_argument("--cache", help=argparse.SUPPRESS)
     parser.add_argument("--cases-file", help=argparse.SUPPRESS)
+    parser.add_argument("--no-preload", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child == "llm":
         print(json.dumps(child_llm(args)))
@@ -163,6 +165,7 @@ def main() -> None:
                 "--cache",
                 str(cache),
                 *common,
+                *(["--no-preload"] if n == "cached" else []),  # as `ragmeter run` does
             )
             load = server.summary()
             server_cpu = server.cpu_seconds() - server_cpu

@@ -93,3 +93,44 @@ def _join_threads() -> None:
     for thread in threading.enumerate():
         if thread.name == "ragmeter-use":
             thread.join(5)
+
+
+def test_a_cached_rerun_names_minilm_without_loading_it(tmp_path, monkeypatch):
+    import ragmeter.embeddings as embeddings
+
+    path = tmp_path / "c.sqlite"
+    texts = ["How long is the warranty?", "What does shipping cost?"]
+    first = LocalSimilarity(LLMCache(path))
+    scores = asyncio.run(first.similarity("How long does the warranty last?", texts, "en"))
+    assert first._loaded  # a live run loads the model to embed
+
+    def no_load():
+        raise AssertionError("MiniLM was loaded although every similarity was cached")
+
+    monkeypatch.setattr(embeddings, "load_local_embedder", no_load)
+    again = LocalSimilarity(LLMCache(path))
+    assert asyncio.run(again.similarity("How long does the warranty last?", texts, "en")) == scores
+    assert again.name == first.name  # the same models named, so the same keys and fingerprint
+    assert not again._loaded
+
+
+def test_minilm_named_but_failing_to_load_raises_instead_of_scoring_with_bigrams(
+    tmp_path, monkeypatch
+):
+    import ragmeter.embeddings as embeddings
+
+    monkeypatch.setattr(embeddings, "load_local_embedder", lambda: None)  # as a broken install
+    similarity = LocalSimilarity(LLMCache(tmp_path / "c.sqlite"))
+    assert "all-MiniLM-L6-v2" in similarity.name  # installed, so named before any load
+    with pytest.raises(RuntimeError, match="English similarity model did not load"):
+        asyncio.run(similarity.similarity("warranty length?", ["warranty?"], "en"))
+
+
+def test_without_a_name_given_out_a_failed_load_falls_back_and_is_named_so(monkeypatch):
+    import ragmeter.embeddings as embeddings
+
+    monkeypatch.setattr(embeddings, "load_local_embedder", lambda: None)
+    similarity = LocalSimilarity()  # no cache: nothing reads the name before scoring
+    scores = asyncio.run(similarity.similarity("warranty length?", ["warranty length"], "en"))
+    assert scores[0] > 0.5  # from USE (English falls back to it), or bigrams without it
+    assert "all-MiniLM" not in similarity.name

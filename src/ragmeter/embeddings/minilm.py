@@ -10,6 +10,7 @@ tokenizer and weights are read from local files only.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import logging
 import os
@@ -229,6 +230,23 @@ def load_local_embedder() -> Embedder | None:
             return None
         _instances[key] = embedder
         return embedder
+
+
+def local_embedder_expected() -> bool:
+    """Whether :func:`load_local_embedder` is expected to return the model, told without loading
+    it (a second and some 140 MB): it loaded already, or it did not fail yet and its packages
+    and files are installed. A cached re-run names the model in its fingerprint this way and
+    never loads it."""
+    if not all(importlib.util.find_spec(name) for name in _RUNTIME_PACKAGES):
+        return False
+    if all((BUNDLED / f).is_file() for f in _MODEL_FILES):
+        model_dir: Path | None = BUNDLED
+    else:
+        model_dir, _ = _locate_model()  # the separate model package: it says where its files are
+    if model_dir is None:
+        return False
+    with _lock:
+        return _key(model_dir) not in _failures
 
 
 def local_embedder_status() -> str:

@@ -93,6 +93,7 @@ class LocalSimilarity:
         self._cache = cache
         self._models: str | None = None  # `name`, once known: part of every cache key
         self._missed = False  # whether a similarity was missing from the cache
+        self._named_minilm = False  # whether `name` said MiniLM before it was loaded
 
     def _load(self) -> Any:
         with self._load_lock:
@@ -116,8 +117,8 @@ class LocalSimilarity:
         """Start loading the model ``lang`` needs in the background (no-op once started).
 
         With a cache, nothing is loaded before a similarity is missing from it: a cached
-        re-run embeds nothing, and loading USE would cost it seconds of CPU and 140 MB (MiniLM
-        is loaded anyway, when `name` is read for the fingerprint)."""
+        re-run embeds nothing, and loading USE would cost it seconds of CPU and 140 MB (and
+        MiniLM about a second and as much: `name` does not load it)."""
         if self._cache is not None and not self._missed:
             return
         if lang == "zh":
@@ -129,8 +130,19 @@ class LocalSimilarity:
 
     @property
     def name(self) -> str:
-        embedder = self._load()
-        model = getattr(embedder, "name", "minilm") if embedder is not None else None
+        """The models the scores come from. MiniLM is named when it loaded, or is installed and
+        has not failed, without loading it: a cached re-run, or a run without answer
+        relevancy, never loads it (see :meth:`_english`)."""
+        if self._loaded:
+            embedder = self._embedder
+            model = getattr(embedder, "name", "minilm") if embedder is not None else None
+        elif _minilm_expected():
+            from ..embeddings.minilm import MODEL_NAME
+
+            model = MODEL_NAME
+            self._named_minilm = True
+        else:
+            model = None
         if _use_available():
             from ..embeddings.use import MODEL_NAME as use
 
@@ -143,7 +155,7 @@ class LocalSimilarity:
         if self._cache is None:
             return await self._similarity(anchor, texts, lang)
         if self._models is None:
-            self._models = await asyncio.to_thread(lambda: self.name)  # may load MiniLM
+            self._models = self.name
         key = cache_key(
             {"similarity": self._models, "lang": lang, "anchor": anchor, "texts": texts}
         )
@@ -155,10 +167,22 @@ class LocalSimilarity:
         self._cache.put_similarities(key, scores)
         return scores
 
+    async def _english(self) -> Any:
+        """MiniLM, loaded in a worker thread the first time; None when it is not installed.
+
+        Raises RuntimeError when it did not load although :attr:`name` already said it would
+        be used: scores from another model must not go out under its name."""
+        embedder = self._embedder if self._loaded else await asyncio.to_thread(self._load)
+        if embedder is None and self._named_minilm:
+            from ..embeddings import local_embedder_status
+
+            raise RuntimeError(
+                f"the English similarity model did not load ({local_embedder_status()})"
+            )
+        return embedder
+
     async def _similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]:
-        embedder = None
-        if lang != "zh":
-            embedder = self._embedder if self._loaded else await asyncio.to_thread(self._load)
+        embedder = await self._english() if lang != "zh" else None
         if embedder is None and _use_available():
             from ..embeddings import load_use_embedder
 
@@ -167,6 +191,12 @@ class LocalSimilarity:
             return await self._bigram.similarity(anchor, texts, lang)
         vectors = await asyncio.to_thread(embedder.embed, [anchor, *texts])
         return [float(vectors[0] @ vectors[i]) for i in range(1, len(texts) + 1)]
+
+
+def _minilm_expected() -> bool:
+    from ..embeddings.minilm import local_embedder_expected
+
+    return local_embedder_expected()
 
 
 def _use_available() -> bool:
