@@ -124,7 +124,8 @@ def run_ragmeter(
 
     As for RAGAS, modules are imported and the judge is built before the clock starts:
     ``setup_seconds`` is the judge's construction and the load of the local MiniLM (answer
-    relevancy; not with `preload` off, as for a cached re-run, which loads no model),
+    relevancy, when it is judged; not with `preload` off, as for a cached re-run, which loads
+    no model),
     ``wall_seconds`` the run.
     """
     import openai  # noqa: F401  (imported on the first call otherwise)
@@ -140,7 +141,8 @@ def run_ragmeter(
     setup_started = time.perf_counter()
     judge = build_llm_judge(judge_config(base_url, concurrency, cache_path, embedding_model))
     load = getattr(judge.context.similarity, "load", None)
-    if preload and callable(load):
+    relevancy = metrics is None or "answer_relevancy" in metrics
+    if preload and relevancy and callable(load):  # as `ragmeter run`: no model it will not use
         load()  # the local MiniLM for answer relevancy: a one-off load, timed as setup
     setup = time.perf_counter() - setup_started
 
