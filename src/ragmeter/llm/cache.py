@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .._exceptions import ConfigError
 from ..paths import cache_root
+from .jsonblock import decode_json
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -207,7 +208,7 @@ class LLMCache:
             row = self._db.execute(
                 "SELECT vector, prompt_tokens FROM embeddings WHERE key = ?", (key,)
             ).fetchone()
-        return (json.loads(row[0]), row[1]) if row else None
+        return (decode_json(row[0]), row[1]) if row else None
 
     def put_embedding(self, key: str, vector: list[float], prompt_tokens: int) -> None:
         with self._lock:
