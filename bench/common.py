@@ -123,10 +123,9 @@ def run_ragmeter(
     """Judge ``cases`` (precomputed outputs) with ragmeter's LLM judge; wall time and stats.
 
     As for RAGAS, modules are imported and the judge is built before the clock starts:
-    ``setup_seconds`` is the judge's construction and the load of the local MiniLM (answer
-    relevancy, when it is judged; not with `preload` off, as for a cached re-run, which loads
-    no model),
-    ``wall_seconds`` the run.
+    ``setup_seconds`` is the judge's construction and the load of the local MiniLM (when answer
+    relevancy is judged and `preload` is on; a cached re-run loads no model), ``wall_seconds``
+    the run.
     """
     import openai  # noqa: F401  (imported on the first call otherwise)
 
