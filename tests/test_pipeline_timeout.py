@@ -14,12 +14,13 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from local_http import serving
 from ragmeter._exceptions import PipelineError
 from ragmeter.cases import Case
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
@@ -124,17 +125,11 @@ class _Drip(BaseHTTPRequestHandler):
 @pytest.fixture
 def drip_url() -> Iterator[str]:
     stop = threading.Event()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), type("Drip", (_Drip,), {"stop": stop}))
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/rag"
-    finally:
-        stop.set()
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+    with serving(type("Drip", (_Drip,), {"stop": stop})) as url:
+        try:
+            yield f"{url}/rag"
+        finally:
+            stop.set()  # the handler stops dripping before the server shuts down
 
 
 async def test_a_slow_drip_endpoint_is_cut_off_at_the_total_deadline(drip_url: str) -> None:

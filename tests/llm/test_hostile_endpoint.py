@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import gzip
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from local_http import serving
 from ragmeter.judges.base import METRICS, Sample
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
 from ragmeter.llm import (
@@ -108,20 +108,6 @@ async def test_an_oversized_reply_is_refused_unscored_with_the_reason_and_not_ca
     assert LLMCache(tmp_path / "c.db").count() == 0
 
 
-def _serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    """Serve `handler` on a free port of 127.0.0.1, yielding its base URL, until closed."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
-
-
 class _Gzip(BaseHTTPRequestHandler):
     """A chat or embeddings reply compressed with gzip: under `/ok` a normal one, under `/bomb`
     one padded with 50 MB of spaces that compress to some 50 KB."""
@@ -172,7 +158,8 @@ class _Gzip(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def gzip_url() -> Iterator[str]:
-    yield from _serve(_Gzip)
+    with serving(_Gzip) as url:
+        yield url
 
 
 async def test_a_compressed_reply_is_bounded_after_decompression(gzip_url: str) -> None:
@@ -285,7 +272,8 @@ class _Odd(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def odd_url() -> Iterator[str]:
-    yield from _serve(_Odd)
+    with serving(_Odd) as url:
+        yield url
 
 
 async def test_an_infinite_logprob_is_read_cached_and_read_back(
