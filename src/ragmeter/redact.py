@@ -6,6 +6,7 @@ would otherwise reach results.json, reports, CI logs and the call cache.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -24,6 +25,13 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     return _USERINFO.sub(f"{MASK}@", text)
 
 
+@functools.lru_cache(maxsize=64)
+def redact_url(url: str) -> str:
+    """:func:`redact` of an endpoint URL, remembered: every call's cache key, stored row and
+    endpoint name carry the same few URLs."""
+    return redact(url)
+
+
 def looks_like_a_key(value: str) -> bool:
     """Whether `value` (given where a variable *name* belongs) looks like a key itself."""
     return bool(_KEY_LIKE.fullmatch(value)) or (
@@ -31,4 +39,4 @@ def looks_like_a_key(value: str) -> bool:
     )
 
 
-__all__ = ["MASK", "looks_like_a_key", "redact"]
+__all__ = ["MASK", "looks_like_a_key", "redact", "redact_url"]

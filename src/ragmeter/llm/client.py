@@ -14,7 +14,7 @@ from typing import Any, TypeGuard
 from urllib.parse import urlparse
 
 from .._exceptions import ConfigError, JudgeUnavailable
-from ..redact import MASK, looks_like_a_key, redact
+from ..redact import MASK, looks_like_a_key, redact, redact_url
 from . import logprobs
 from .batch import DEFAULT_POLL_SECONDS, BatchCollector, BatchRequest, BatchStore
 from .cache import LLMCache, cache_key, canonical_json
@@ -116,7 +116,7 @@ class ChatClient:
     def endpoint(self) -> str:
         """``base_url|model``, the identity under which capabilities are remembered."""
         where = self.cache_scope or self.base_url or "https://api.openai.com/v1"
-        return f"{_redacted_url(where)}|{self.model}"  # stored in the cache: no password in it
+        return f"{redact_url(where)}|{self.model}"  # stored in the cache: no password in it
 
     @property
     def where(self) -> str:
@@ -171,7 +171,7 @@ class ChatClient:
         # The password of a `user:pass@` URL stays out of the key too: the request sits next to
         # it in the cache, so the key's hash would let anyone holding the file guess it.
         payload: dict[str, object] = {
-            "base_url": _redacted_url(self.cache_scope or self.base_url or ""),
+            "base_url": redact_url(self.cache_scope or self.base_url or ""),
             "model": self.model,
             "messages": messages,
             "params": params,
@@ -456,7 +456,7 @@ class ChatClient:
             return response
         self.cache.put(
             key,
-            base_url=redact(self.base_url or ""),
+            base_url=redact_url(self.base_url or ""),
             model=self.model,
             request={"messages": messages, "response_format": response_format, "salt": salt},
             response=text,
@@ -476,12 +476,6 @@ class ChatClient:
         self._run_loop = None
         self.detect_lock = asyncio.Lock()  # the old one may be bound to the ended run's loop
         self.limiter.reset()
-
-
-@functools.lru_cache(maxsize=64)
-def _redacted_url(url: str) -> str:
-    """`redact(url)`, remembered: every call's cache key and endpoint name the same URL."""
-    return redact(url)
 
 
 def _decoded(reply: bytes) -> object:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .._exceptions import JudgeUnavailable
-from ..redact import redact
+from ..redact import redact, redact_url
 from .cache import LLMCache, cache_key
 from .client import new_sdk_client, resolve_api_key
 from .cost import Usage
@@ -242,7 +242,7 @@ class EmbeddingClient:
         """Nothing to load: the endpoint embeds."""
 
     def _key(self, text: str) -> str:
-        where = redact(self.base_url or "")  # no password in the cache, not even hashed
+        where = redact_url(self.base_url or "")  # no password in the cache, not even hashed
         return cache_key({"base_url": where, "model": self.model, "input": text})
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
