@@ -134,3 +134,42 @@ def test_without_a_name_given_out_a_failed_load_falls_back_and_is_named_so(monke
     scores = asyncio.run(similarity.similarity("warranty length?", ["warranty length"], "en"))
     assert scores[0] > 0.5  # from USE (English falls back to it), or bigrams without it
     assert "all-MiniLM" not in similarity.name
+
+
+def test_local_models_run_one_embedding_at_a_time_on_one_thread():
+    """Many cases in flight share the models through one worker thread: on the event loop's
+    default pool several embeddings ran at once, each growing memory of its own."""
+    import threading
+    import time
+
+    class Recording:
+        name = "minilm"
+
+        def __init__(self) -> None:
+            self.threads: set[str] = set()
+            self.running = self.most = 0
+            self.lock = threading.Lock()
+
+        def embed(self, texts):
+            import numpy as np
+
+            with self.lock:
+                self.running += 1
+                self.most = max(self.most, self.running)
+                self.threads.add(threading.current_thread().name)
+            time.sleep(0.01)
+            with self.lock:
+                self.running -= 1
+            return np.eye(len(texts), 4, dtype=np.float32)
+
+    model = Recording()
+    similarity = LocalSimilarity()
+    similarity._embedder, similarity._loaded = model, True
+
+    async def many() -> list[list[float]]:
+        asks = (similarity.similarity(f"question {i}?", ["a", "b"], "en") for i in range(12))
+        return await asyncio.gather(*asks)
+
+    assert asyncio.run(many()) == [[0.0, 0.0]] * 12
+    assert model.most == 1
+    assert len(model.threads) == 1 and next(iter(model.threads)).startswith("ragmeter-embed")
