@@ -52,6 +52,16 @@ def test_the_judge_spend_is_in_every_report():
     assert spend["cost"] == 0.01234 and spend["line"] == line
 
 
+def test_the_spend_says_how_many_results_an_unchanged_rerun_reused():
+    result = _run_with_spend()
+    stats = {**result.run.judge_stats, "calls": 0, "cached_calls": 12, "reused_results": 8}
+    result.run.judge_stats = stats
+    assert spend_line(result) == (
+        "judge spent: 0 calls (12 cached), 12,345 tokens, 8 results reused, $0.0123 of a $0.5 "
+        "budget"
+    )
+
+
 def test_every_report_says_the_local_judge_spent_nothing():
     result = run([case("a", SCORES)])  # the local judge keeps no counters
     line = spend_line(result)

@@ -14,7 +14,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +46,13 @@ CREATE TABLE IF NOT EXISTS similarities (
 CREATE TABLE IF NOT EXISTS capabilities (
     endpoint TEXT PRIMARY KEY,
     mode TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    key TEXT PRIMARY KEY,
+    result TEXT NOT NULL,
+    calls INTEGER NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL
 );
 """
 
@@ -241,6 +248,32 @@ class LLMCache:
     def put_mode(self, endpoint: str, mode: str) -> None:
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO capabilities VALUES (?, ?)", (endpoint, mode))
+
+    def get_results(self, keys: Sequence[str]) -> list[tuple[str, str, int, int, int]]:
+        """The judged results stored under any of `keys` (see
+        :mod:`ragmeter.judges.llm.reuse`): key, result JSON, calls, prompt and completion
+        tokens."""
+        if not keys:
+            return []
+        marks = ",".join("?" * len(keys))
+        with self._lock:
+            return self._db.execute(
+                "SELECT key, result, calls, prompt_tokens, completion_tokens FROM results "
+                f"WHERE key IN ({marks})",
+                tuple(keys),
+            ).fetchall()
+
+    def put_results(self, rows: Sequence[tuple[str, str, int, int, int]]) -> None:
+        """Store judged results (rows as :meth:`get_results` returns them) in one transaction:
+        unlike a call, a result lost to a kill costs nothing to rebuild from its calls."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?)", rows)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def count(self) -> int:
         with self._lock:

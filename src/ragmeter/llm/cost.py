@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections import defaultdict
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -124,6 +127,22 @@ MIN_COMPLETION_TOKENS = 256
 be cut off before it says anything useful."""
 DEFAULT_MAX_COMPLETION_TOKENS = 4096
 """Completion tokens set aside per call under a budget (and its `max_tokens`)."""
+
+
+_collector: ContextVar[Usage | None] = ContextVar("ragmeter_usage_collector", default=None)
+
+
+@contextlib.contextmanager
+def collecting_usage() -> Iterator[Usage]:
+    """Also count, into the Usage yielded, every call :meth:`CostTracker.record` records
+    in this context (tasks started in it included), cached or not: the calls behind one
+    metric result, whatever code made them."""
+    usage = Usage()
+    token = _collector.set(usage)
+    try:
+        yield usage
+    finally:
+        _collector.reset(token)
 
 
 class BudgetBusy(Exception):
@@ -266,7 +285,10 @@ class CostTracker:
     ) -> None:
         """Count one call: answered from the cache, or spent (through a batch API if
         ``batch``)."""
+        collector = _collector.get()
         with self._lock:
+            if collector is not None:
+                collector.add(usage)
             (self.cached if cached else self.spent).add(usage)
             if cached:
                 return

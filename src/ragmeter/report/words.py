@@ -39,6 +39,8 @@ def spend_line(run: RunResult) -> str:
     tokens = stats.get("prompt_tokens", 0) + stats.get("completion_tokens", 0)
     line = f"judge spent: {counted(stats.get('calls', 0), 'call')}"
     line += f" ({stats.get('cached_calls', 0):,} cached), {counted(tokens, 'token')}"
+    if stats.get("reused_results"):  # kept from an earlier run of the same judge on the case
+        line += f", {counted(stats['reused_results'], 'result')} reused"
     if stats.get("cost") is not None:
         line += f", ${stats['cost']:.4f}"
     if stats.get("batch_calls"):

@@ -9,7 +9,7 @@ from typing import Any
 from ..._exceptions import ConfigError, JudgeUnavailable
 from ...llm.cache import LLMCache, default_cache_path
 from ...llm.client import ChatClient
-from ...llm.cost import CostTracker, Estimate, PriceTable
+from ...llm.cost import CostTracker, Estimate, PriceTable, collecting_usage
 from ...llm.embeddings import EmbeddingClient, LocalSimilarity, Similarity
 from ...llm.retry import RetryPolicy, RetryStats
 from ...llm.structured import StructuredCaller
@@ -22,6 +22,7 @@ from .precision import judge_context_precision
 from .prompts import prompt_version
 from .recall import judge_context_recall
 from .relevancy import judge_answer_relevancy
+from .reuse import ResultReuse, case_text, decided
 from .verifier import verifier_prompt_version, verify_context_recall, verify_faithfulness
 
 MetricFn = Callable[[JudgeContext, Sample], Awaitable[MetricResult]]
@@ -98,6 +99,9 @@ class OpenAIJudge(JudgeBase):
             self.functions["faithfulness"] = verify_faithfulness
         if config.context_recall_mode == "verifier":
             self.functions["context_recall"] = verify_context_recall
+        self._reuse: ResultReuse | None = None
+        self.reused_results = 0
+        """Metric results this run took from the cache instead of judging again."""
 
     def fingerprint(self) -> JudgeFingerprint:
         return JudgeFingerprint(
@@ -146,18 +150,76 @@ class OpenAIJudge(JudgeBase):
     async def judge(
         self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS
     ) -> dict[MetricName, MetricResult]:
-        if "answer_relevancy" in metrics:  # load a local model while the first calls are out
+        case = case_text(sample) if self._results() is not None else ""
+        reused = self._reused(sample, case, metrics)
+        todo = tuple(m for m in metrics if m not in reused)
+        if "answer_relevancy" in todo:  # load a local model while the first calls are out
             self.context.similarity.prefetch(sample.lang)
-        results = await asyncio.gather(*(self._one(sample, m) for m in metrics))
-        return dict(zip(metrics, results, strict=True))
+        judged = await asyncio.gather(*(self._one(sample, case, m) for m in todo))
+        results = {**reused, **dict(zip(todo, judged, strict=True))}
+        return {m: results[m] for m in metrics}
 
-    async def _one(self, sample: Sample, metric: MetricName) -> MetricResult:
+    def _conditions(self) -> dict[str, object]:
+        """What calls are sent with now, beyond the configuration: both can change during a
+        run (an endpoint's output mode is found out; refused log-probabilities are dropped)."""
+        return {"mode": self.caller.mode, "top_logprobs": self.client.top_logprobs}
+
+    def _results(self) -> ResultReuse | None:
+        """Where this judge keeps its results (None without a cache), made on first use: the
+        fingerprint it is keyed by may name what a subclass sets up after this class."""
+        if self._reuse is None and self.config.use_cache:
+            identity = {"judge": self.fingerprint().model_dump(mode="json")}
+            self._reuse = ResultReuse(self.cache, {**identity, "endpoint": self.client.endpoint})
+        return self._reuse
+
+    def _reused(
+        self, sample: Sample, case: str, metrics: tuple[MetricName, ...]
+    ) -> dict[MetricName, MetricResult]:
+        """The results of `metrics` for `sample` kept from an earlier run of this judge (see
+        `reuse`), their calls counted as answered from the cache."""
+        store = self._results()
+        if store is None:
+            return {}
+        keys = dict(zip(store.keys(case, metrics, self._conditions()), metrics, strict=True))
+        out: dict[MetricName, MetricResult] = {}
+        for key, kept in store.find(list(keys)).items():
+            metric = keys[key]
+            self.tracker.record(kept.usage, cached=True, metric=metric, case_id=sample.case_id)
+            out[metric] = kept.result
+        self.reused_results += len(out)
+        return out
+
+    async def _one(self, sample: Sample, case: str, metric: MetricName) -> MetricResult:
+        """`metric` judged for `sample` (`case` is its text in the kept results' keys)."""
+        before = self._conditions()
         try:
-            return await self.functions[metric](self.context, sample)
+            with collecting_usage() as usage:
+                result = await self.functions[metric](self.context, sample)
         except JudgeUnavailable:  # nothing else can be judged either: stop the run
             raise
         except Exception as exc:  # one metric's failure must not stop the case or the run
             return MetricResult.unscored(metric, f"judge error: {type(exc).__name__}: {exc}")
+        after = self._conditions()
+        store = self._results()
+        if store is not None and self._keepable(result, before, after):
+            (key,) = store.keys(case, (metric,), after)
+            store.keep(key, result, usage)
+        return result
+
+    def _keepable(
+        self, result: MetricResult, before: dict[str, object], after: dict[str, object]
+    ) -> bool:
+        """Whether a re-run may reuse `result`: the case decided it (`reuse.decided`); its
+        calls went out under the conditions it is kept under (an output mode found out
+        meanwhile is the one they used); the endpoint raised no warning a re-run must show
+        again (refused log-probabilities, impossible token counts)."""
+        return (
+            decided(result)
+            and before["mode"] in (None, after["mode"])
+            and before["top_logprobs"] == after["top_logprobs"]
+            and self.client.logprobs_note is None
+            and self.client.usage_note is None
+        )
 
     @property
     def usage(self) -> CostTracker:
@@ -190,6 +252,8 @@ class OpenAIJudge(JudgeBase):
             "concurrency": self.client.limiter.limit,
             "output_mode": self.caller.mode,
         }
+        if self.reused_results:
+            out["reused_results"] = self.reused_results
         if self.config.batch:
             batch = self.client.batcher.stats
             out["batch_calls"] = self.tracker.batch.calls
@@ -234,6 +298,8 @@ class OpenAIJudge(JudgeBase):
         await self.client.aclose()
         if self.embedder is not None:
             await self.embedder.aclose()
+        if self._reuse is not None:
+            self._reuse.flush()
         self.cache.close()
 
 
