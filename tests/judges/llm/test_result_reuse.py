@@ -148,3 +148,21 @@ async def test_nothing_is_kept_once_the_endpoint_refused_log_probabilities(tmp_p
     assert "reused_results" not in stats
     scores = [[r["score"] for r in case.values()] for case in first]
     assert [[r["score"] for r in case.values()] for case in again] == scores
+
+
+async def test_a_result_reached_without_a_call_is_reused_whatever_the_output_mode(tmp_path):
+    """An out-of-scope case's retrieval metrics need no call: judged before the endpoint's
+    output mode was found out, they are still found once it is known."""
+    path = tmp_path / "c.sqlite"
+    out_of_scope = Sample(
+        case_id="oos",
+        question="What is the weather on Mars today?",
+        category="out_of_scope",
+        contexts=["Warehouse 1 is located in Leeds."],
+        answer="I don't know; the documents do not say.",
+    )
+    with FakeOpenAI(Smart()) as server:
+        first, _ = await judge_all(config(server, path), [out_of_scope])
+        assert first[0]["context_recall"]["reason_code"] == "out_of_scope"
+        again, stats = await judge_all(config(server, path), [out_of_scope])
+    assert again == first and stats["reused_results"] == 4

@@ -22,7 +22,7 @@ from .precision import judge_context_precision
 from .prompts import prompt_version
 from .recall import judge_context_recall
 from .relevancy import judge_answer_relevancy
-from .reuse import ResultReuse, case_text, decided
+from .reuse import NO_CALLS, ResultReuse, case_text, decided
 from .verifier import verifier_prompt_version, verify_context_recall, verify_faithfulness
 
 MetricFn = Callable[[JudgeContext, Sample], Awaitable[MetricResult]]
@@ -180,7 +180,11 @@ class OpenAIJudge(JudgeBase):
         store = self._results()
         if store is None:
             return {}
-        keys = dict(zip(store.keys(case, metrics, self._conditions()), metrics, strict=True))
+        keys = {
+            key: metric
+            for conditions in (self._conditions(), NO_CALLS)
+            for key, metric in zip(store.keys(case, metrics, conditions), metrics, strict=True)
+        }
         out: dict[MetricName, MetricResult] = {}
         for key, kept in store.find(list(keys)).items():
             metric = keys[key]
@@ -202,7 +206,7 @@ class OpenAIJudge(JudgeBase):
         after = self._conditions()
         store = self._results()
         if store is not None and self._keepable(result, before, after):
-            (key,) = store.keys(case, (metric,), after)
+            (key,) = store.keys(case, (metric,), after if usage.calls else NO_CALLS)
             store.keep(key, result, usage)
         return result
 

@@ -49,6 +49,11 @@ def decided(result: MetricResult) -> bool:
     return result.scored or result.reason_code in DECIDED_BY_THE_CASE
 
 
+NO_CALLS: dict[str, object] = {"calls": 0}
+"""The conditions a result reached without a call is kept under: none of the judge's calls
+could change it (an out-of-scope case, judged before the endpoint's output mode is known)."""
+
+
 @dataclass(frozen=True)
 class ReusedResult:
     """A kept result and the calls behind it (all answered from the cache on a re-run)."""
@@ -73,7 +78,7 @@ class ResultReuse:
     ) -> list[str]:
         """The keys of `metrics` for a case (its :func:`case_text`) under the judge's current
         `conditions` (the output mode and log-probabilities in use, which can change during a
-        run)."""
+        run; :data:`NO_CALLS` for a result that needed no call)."""
         head = "\n".join((self._identity, canonical_json(conditions), case))
         return [hashlib.sha256(f"{head}\n{m}".encode()).hexdigest() for m in metrics]
 
