@@ -104,8 +104,12 @@ def test_a_run_without_the_model_says_so_in_its_report(monkeypatch, tmp_path) ->
 
     monkeypatch.setenv("RAGMETER_CACHE_DIR", str(tmp_path))
     _without_model_files(monkeypatch, tmp_path)
-    row = {"question": "How long are notes kept?", "contexts": ["Notes are kept 30 days."],
-           "answer": "Notes are kept for 30 days.", "ground_truth": "30 days."}
+    row = {
+        "question": "How long are notes kept?",
+        "contexts": ["Notes are kept 30 days."],
+        "answer": "Notes are kept for 30 days.",
+        "ground_truth": "30 days.",
+    }
     result = evaluate([row], judge=LocalJudge())
     (line,) = [w for w in result.run.warnings if "sentence similarity" in w]
     assert line.startswith("English sentence similarity is off, judging by words only:")
@@ -114,3 +118,26 @@ def test_a_run_without_the_model_says_so_in_its_report(monkeypatch, tmp_path) ->
     # a judge told to go without embeddings is not warned about them
     chosen = evaluate([row], judge=LocalJudge(embedder=None))
     assert not [w for w in chosen.run.warnings if "sentence similarity" in w]
+
+
+def test_the_word_table_is_mapped_from_the_weights_file_as_stored(model_dir: Path) -> None:
+    """The embedder looks words up in the weights file itself: a map of the stored table,
+    the same values safetensors reads, and none of it copied into memory."""
+    from safetensors import safe_open
+
+    table = minilm.word_table(model_dir / "model.safetensors")
+    with safe_open(str(model_dir / "model.safetensors"), "np") as weights:
+        stored = weights.get_tensor("embeddings.word_embeddings.weight")
+    assert isinstance(table, np.memmap) and not table.flags.writeable
+    assert table.dtype == stored.dtype and np.array_equal(table, stored)
+
+
+def test_a_word_table_of_another_type_is_refused_naming_the_file(tmp_path: Path) -> None:
+    from safetensors.numpy import save_file
+
+    weights = tmp_path / "model.safetensors"
+    save_file({"bert.embeddings.word_embeddings.weight": np.zeros((4, 2), dtype=np.int32)}, weights)
+    with pytest.raises(ValueError, match=r"model\.safetensors: bert\.embeddings.*I32"):
+        minilm.word_table(weights)
+    save_file({"embeddings.word_embeddings.weight": np.ones((4, 2), dtype=np.float32)}, weights)
+    assert minilm.word_table(weights).tolist() == [[1.0, 1.0]] * 4

@@ -22,7 +22,7 @@ from ..paths import cache_root
 logger = logging.getLogger(__name__)
 
 #: Bump when the graph changes so stale cached graphs are not reused.
-BUILDER_VERSION = 1
+BUILDER_VERSION = 2
 _HASHED_PREFIX = 1 << 20
 
 
@@ -50,13 +50,15 @@ def build_onnx_bytes(model_dir: Path) -> bytes:
     """Build the sentence-encoder graph from ``model_dir`` and return it serialised."""
     from safetensors.numpy import load_file
 
-    from ._graph import BertConfig, build_bert_graph
+    from ._graph import WORD_TABLE, BertConfig, build_bert_graph
 
     config = BertConfig.from_json(json.loads((model_dir / "config.json").read_text("utf-8")))
     weights = load_file(str(model_dir / "model.safetensors"))
     # the vendored weights are stored as float16 (half the wheel): the graph computes in float32
     weights = {
-        k: v.astype("float32") if v.dtype.name == "float16" else v for k, v in weights.items()
+        k: v.astype("float32") if v.dtype.name == "float16" else v
+        for k, v in weights.items()
+        if not k.endswith(WORD_TABLE)  # looked up by the embedder, not part of the graph
     }
     return build_bert_graph(weights, config).SerializeToString()
 

@@ -1,9 +1,10 @@
 """Assemble a BERT sentence encoder as an ONNX graph from its weights.
 
-The graph takes ``input_ids``, ``attention_mask`` and ``token_type_ids`` (int64, shape
-``[batch, seq]``) and returns ``sentence_embedding`` (float32, ``[batch, hidden]``): the BERT
-encoder, mean pooling over the attention mask, then L2 normalisation, as sentence-transformers
-computes it for all-MiniLM-L6-v2.
+The graph takes ``word_vectors`` (float32, ``[batch, seq, hidden]``: each token's row of the word
+embedding table), ``attention_mask`` and ``token_type_ids`` (int64, ``[batch, seq]``) and
+returns ``sentence_embedding`` (float32, ``[batch, hidden]``): the BERT encoder, mean pooling
+over the attention mask, then L2 normalisation, as sentence-transformers computes it for
+all-MiniLM-L6-v2.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
     import onnx
 
 OPSET = 17  # LayerNormalization needs 17
+WORD_VECTORS = "word_vectors"
+"""The input holding each token's word embedding."""
+WORD_TABLE = "embeddings.word_embeddings.weight"
+"""The word embedding table's name in the weights (``bert.`` may prefix it)."""
 IR_VERSION = 8
 
 
@@ -103,16 +108,19 @@ def build_bert_graph(weights: Mapping[str, np.ndarray], config: BertConfig) -> o
     c_axis_1 = g.const("c_axis_1", np.array([1], dtype=i64))
     c_axis_2 = g.const("c_axis_2", np.array([2], dtype=i64))
 
-    # Embeddings: word + position + token type, then LayerNorm.
-    word = g.op(
-        "Gather", g.const("word_embeddings", w("embeddings.word_embeddings.weight")), "input_ids"
-    )
+    # Embeddings: word + position + token type, then LayerNorm. The word vectors come in as an
+    # input, looked up by the embedder in the weights file (see `minilm.WordTable`): as a float32
+    # initializer the 30,522-word table was half the graph, 47 MB resident for as long as the
+    # model is loaded.
+    word = WORD_VECTORS
     ttype = g.op(
         "Gather",
         g.const("token_type_embeddings", w("embeddings.token_type_embeddings.weight")),
         "token_type_ids",
     )
-    seq_len = g.op("Gather", g.op("Shape", "input_ids"), g.const("c_idx1", np.array(1, dtype=i64)))
+    seq_len = g.op(
+        "Gather", g.op("Shape", "attention_mask"), g.const("c_idx1", np.array(1, dtype=i64))
+    )
     pos_ids = g.op(
         "Range",
         g.const("c_zero_i", np.array(0, dtype=i64)),
@@ -179,8 +187,11 @@ def build_bert_graph(weights: Mapping[str, np.ndarray], config: BertConfig) -> o
 
     dims = ["batch", "seq"]
     inputs = [
-        helper.make_tensor_value_info(n, TensorProto.INT64, dims)
-        for n in ("input_ids", "attention_mask", "token_type_ids")
+        helper.make_tensor_value_info(WORD_VECTORS, TensorProto.FLOAT, [*dims, h]),
+        *(
+            helper.make_tensor_value_info(n, TensorProto.INT64, dims)
+            for n in ("attention_mask", "token_type_ids")
+        ),
     ]
     outputs = [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", h])]
     graph = helper.make_graph(g.nodes, "bert_sentence_encoder", inputs, outputs, g.inits)

@@ -14,6 +14,7 @@ import importlib.util
 import json
 import logging
 import os
+import struct
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._cache import ensure_onnx_model, models_cache_dir
+from ._graph import WORD_TABLE, WORD_VECTORS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -73,6 +75,7 @@ class MiniLMEmbedder:
         self._tokenizer.enable_truncation(max_length=self.max_seq_length)
         self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
         self._session = _open_session(self.model_dir, Path(cache_dir) if cache_dir else None)
+        self._words = word_table(self.model_dir / "model.safetensors")
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -122,7 +125,7 @@ class MiniLMEmbedder:
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
             width = max(len(encodings[i].ids) for i in idx)
-            ids = np.full((len(idx), width), self._pad_id, dtype=np.int64)
+            ids = np.full((len(idx), width), self._pad_id, dtype=np.intp)
             mask = np.zeros((len(idx), width), dtype=np.int64)
             types = np.zeros((len(idx), width), dtype=np.int64)
             for row, i in enumerate(idx):
@@ -131,10 +134,44 @@ class MiniLMEmbedder:
                 ids[row, :n] = enc.ids
                 mask[row, :n] = enc.attention_mask
                 types[row, :n] = enc.type_ids
-            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            # float16 rows widened to float32, as every other weight is when the graph is built
+            words = self._words[ids].astype(np.float32)
+            feeds = {WORD_VECTORS: words, "attention_mask": mask, "token_type_ids": types}
             (vectors,) = self._session.run(["sentence_embedding"], feeds)
             out[idx] = vectors
         return out
+
+
+def word_table(weights: Path) -> np.ndarray:
+    """The word embedding table of a safetensors file, memory-mapped (read-only).
+
+    Read by hand from the file's documented layout (an 8-byte little-endian header length, a
+    JSON header giving each tensor's dtype, shape and byte offsets, then the data):
+    safetensors' own `get_tensor` copies the table into memory (45 MB resident here), where a
+    map keeps only the rows of the words a run meets, and the system can drop them again."""
+    import numpy as np
+
+    with weights.open("rb") as fh:
+        (size,) = struct.unpack("<Q", fh.read(8))
+        header = json.loads(fh.read(size))
+    name = WORD_TABLE if WORD_TABLE in header else f"bert.{WORD_TABLE}"
+    if name not in header:
+        raise ValueError(f"{weights}: no {WORD_TABLE} in the weights")
+    entry = header[name]
+    dtypes = {"F16": np.float16, "F32": np.float32}
+    if entry["dtype"] not in dtypes:
+        raise ValueError(f"{weights}: {name} is {entry['dtype']}, expected F16 or F32")
+    start, end = entry["data_offsets"]
+    table = np.memmap(
+        weights,
+        dtype=dtypes[entry["dtype"]],
+        mode="r",
+        offset=8 + size + start,
+        shape=tuple(entry["shape"]),
+    )
+    if table.nbytes != end - start:
+        raise ValueError(f"{weights}: {name} holds {end - start} bytes, not {table.nbytes}")
+    return table
 
 
 def _read_json(path: Path) -> dict:
@@ -234,7 +271,7 @@ def load_local_embedder() -> Embedder | None:
 
 def local_embedder_expected() -> bool:
     """Whether :func:`load_local_embedder` is expected to return the model, told without loading
-    it (a second and some 140 MB): it loaded already, or it did not fail yet and its packages
+    it (a second and some 120 MB): it loaded already, or it did not fail yet and its packages
     and files are installed. A cached re-run names the model in its fingerprint this way and
     never loads it."""
     if not all(importlib.util.find_spec(name) for name in _RUNTIME_PACKAGES):

@@ -119,7 +119,7 @@ class LocalSimilarity:
         """Start loading the model ``lang`` needs in the background (no-op once started).
 
         With a cache, nothing is loaded before a similarity is missing from it: a cached
-        re-run embeds nothing, and loading USE would cost it seconds of CPU and 140 MB (and
+        re-run embeds nothing, and loading USE would cost it seconds of CPU and 120 MB (and
         MiniLM about a second and as much: `name` does not load it)."""
         if self._cache is not None and not self._missed:
             return
