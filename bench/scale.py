@@ -5,9 +5,9 @@ the local judge's throughput.
 
 Each size runs in its own process (so peak RSS, ``ru_maxrss``, is that run's alone) with a
 fresh cache, reading its eval set (questions, contexts, answers) from a JSONL file; then the
-50-case run is repeated on its cache (a cached re-run: no calls expected). Cases are the demo
-set's answered cases with the demo pipeline's 5 contexts, cycled, each copy's question numbered
-so no prompt repeats. The local judge is timed on the demo set (99 cases, the demo pipeline's
+smallest run is repeated on its cache (a cached re-run: no calls expected, and every metric
+result the case decided is reused from the cache). Cases are the demo set's answered cases with
+the demo pipeline's 5 contexts, cycled, each copy's question numbered so no prompt repeats. The local judge is timed on the demo set (99 cases, the demo pipeline's
 default outputs) after its model is loaded: the first pass embeds every text (the throughput
 reported), later passes reuse the embedder's vectors (reported as warm). Writes
 bench/results/scale.json.
@@ -50,6 +50,7 @@ def child_llm(args: argparse.Namespace) -> dict[str, Any]:
         "setup_seconds": out["setup_seconds"],
         "calls": stats["calls"],
         "cached_calls": stats["cached_calls"],
+        "reused_results": stats.get("reused_results", 0),
         "peak_rss_mb": peak_rss_mb(),
     }
 
@@ -177,6 +178,7 @@ def main() -> None:
                     "cached": n == "cached",
                     "calls": calls,
                     "cache_hits": result["cached_calls"],
+                    "reused_results": result.get("reused_results", 0),
                     "wall_seconds": result["wall_seconds"],
                     "setup_seconds": result["setup_seconds"],
                     "seconds_per_case": round(result["wall_seconds"] / size, 5),
@@ -214,6 +216,7 @@ def main() -> None:
             "run",
             "calls",
             "cache hits",
+            "results reused",
             "wall s",
             "ms/case",
             "calls/s",
@@ -228,6 +231,7 @@ def main() -> None:
                 r["run"],
                 r["calls"],
                 r["cache_hits"],
+                r["reused_results"],
                 r["wall_seconds"],
                 round(r["seconds_per_case"] * 1000, 2),
                 r["calls_per_second"],
