@@ -7,10 +7,10 @@ Each size runs in its own process (so peak RSS, ``ru_maxrss``, is that run's alo
 fresh cache, reading its eval set (questions, contexts, answers) from a JSONL file; then the
 smallest run is repeated on its cache (a cached re-run: no calls expected, and every metric
 result the case decided is reused from the cache). Cases are the demo set's answered cases with
-the demo pipeline's 5 contexts, cycled, each copy's question numbered so no prompt repeats. The local judge is timed on the demo set (99 cases, the demo pipeline's
-default outputs) after its model is loaded: the first pass embeds every text (the throughput
-reported), later passes reuse the embedder's vectors (reported as warm). Writes
-bench/results/scale.json.
+the demo pipeline's 5 contexts, cycled, each copy's question numbered so no prompt repeats. The
+local judge is timed on the demo set (99 cases, the demo pipeline's default outputs) after its
+model is loaded: the first pass embeds every text (the throughput reported), later passes reuse
+the embedder's vectors (reported as warm). Writes bench/results/scale.json.
 """
 
 from __future__ import annotations
