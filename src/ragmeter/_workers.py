@@ -4,7 +4,8 @@ Not `asyncio.to_thread`: the loop's default executor has up to 32 threads (the r
 more cases to the judge than that), and `asyncio.run` and interpreter exit join its threads,
 so a long call would hold up Ctrl-C. Here at most `size` calls run at once, the others queue
 (a queued call whose awaiting task was cancelled never runs), and the threads are daemons
-started on demand and gone after a while idle: an interrupted run exits at once.
+started on demand and gone after a while idle: an interrupted run exits once the calls already
+running return (the interpreter's exit waits for them: see `_native_calls`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import queue
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from ._native_calls import native_call
 
 T = TypeVar("T")
 
@@ -76,7 +79,8 @@ class WorkerPool:
             result: Any = None
             error: BaseException | None = None
             try:
-                result = context.run(fn, *args)
+                with native_call():  # the interpreter's exit waits for it (see _native_calls)
+                    result = context.run(fn, *args)
             except BaseException as exc:  # handed to the awaiting task, as to_thread does
                 error = exc
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .._exceptions import JudgeUnavailable
+from .._native_calls import native_call
 from ..redact import redact, redact_url
 from .cache import LLMCache, cache_key
 from .client import new_sdk_client, resolve_api_key
@@ -98,7 +99,7 @@ class LocalSimilarity:
         self._named_minilm = False  # whether `name` said MiniLM before it was loaded
 
     def _load(self) -> Any:
-        with self._load_lock:
+        with self._load_lock, native_call():  # may run in a daemon thread: see _native_calls
             if not self._loaded:
                 try:
                     from ..embeddings import load_local_embedder
@@ -224,7 +225,7 @@ def _load_use_quietly() -> None:
     """Prefetch USE; a failure is raised again, with its fix, where the model is used."""
     from ..embeddings import load_use_embedder
 
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(Exception), native_call():  # a daemon thread: see _native_calls
         load_use_embedder()
 
 
