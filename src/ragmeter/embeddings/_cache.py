@@ -1,10 +1,13 @@
-"""The on-disk cache of built ONNX graphs.
+"""The on-disk cache of built ONNX graphs and memory-mapped tables.
 
 A graph is built once from the safetensors weights and saved as
 ``<cache>/models/<model>-w<weights hash>-b<builder version>.onnx`` next to a small JSON sidecar
 that records its size. The model file is written first and the sidecar last, each atomically
 (temporary file, then ``os.replace``), so a missing sidecar or a size mismatch means the model
 file is incomplete or corrupt and is rebuilt.
+
+A table that a model only reads a few rows of (an embedding table) can be kept here as raw
+bytes and memory-mapped (``mapped_table``), so only the rows a run touches are resident.
 """
 
 from __future__ import annotations
@@ -16,8 +19,12 @@ import logging
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..paths import cache_root
+
+if TYPE_CHECKING:
+    import numpy as np
 
 logger = logging.getLogger(__name__)
 
@@ -92,11 +99,41 @@ def ensure_onnx_model(
     return path
 
 
+def mapped_table(table: np.ndarray, path: Path) -> np.memmap:
+    """A read-only memory map of ``table``'s bytes kept at ``path``, bit-identical to ``table``.
+
+    The file is (re)written atomically unless it already holds exactly those bytes; the check
+    reads the file rather than mapping it, so it leaves none of its pages resident in this
+    process. Raises ``OSError`` when the file cannot be written.
+    """
+    import numpy as np
+
+    data = np.ascontiguousarray(table).data.cast("B")
+    if not _holds(path, data):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(path, data)
+    return np.memmap(path, dtype=table.dtype, mode="r", shape=table.shape)
+
+
+def _holds(path: Path, data: memoryview, chunk: int = 1 << 22) -> bool:
+    """Whether the file at ``path`` holds exactly ``data``."""
+    try:
+        if path.stat().st_size != len(data):
+            return False
+        with path.open("rb") as fh:
+            for start in range(0, len(data), chunk):
+                if fh.read(chunk) != data[start : start + chunk]:
+                    return False
+    except OSError:
+        return False
+    return True
+
+
 def _sidecar(path: Path) -> Path:
     return path.with_suffix(".json")
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _atomic_write(path: Path, data: bytes | memoryview) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:

