@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._exceptions import JudgeUnavailable
+from ._gc import fewer_collections
 from ._version import __version__
 from .cases import Case, case_lang
 from .diagnosis import diagnose
@@ -216,14 +217,17 @@ async def evaluate_async(
     window = max(1, window)
     running: set[asyncio.Task[None]] = set()
     try:
-        for index, case in enumerate(cases):
-            if len(running) >= window:
-                finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-                _raise_first_error(finished)  # JudgeUnavailable (or a bug) ends the run here
-            running.add(asyncio.ensure_future(one(index, case)))
-        while running:
-            finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_EXCEPTION)
-            _raise_first_error(finished)
+        with fewer_collections():  # judge replies are many short-lived objects (see _gc)
+            for index, case in enumerate(cases):
+                if len(running) >= window:
+                    finished, running = await asyncio.wait(
+                        running, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    _raise_first_error(finished)  # JudgeUnavailable (or a bug) ends the run
+                running.add(asyncio.ensure_future(one(index, case)))
+            while running:
+                finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_EXCEPTION)
+                _raise_first_error(finished)
     except BaseException:
         for task in running:
             task.cancel()
