@@ -65,3 +65,13 @@ def test_holm_steps_down_and_beats_bonferroni():
     rejected, _ = holm([0.001, 0.013, 0.02], 0.05)
     assert rejected == [True, True, True]  # Bonferroni (0.0167) would keep the last
     assert holm_levels([0.001, 0.013, 0.02], 0.05) == pytest.approx([0.05 / 3, 0.025, 0.05])
+
+
+def test_bootstrap_means_do_not_depend_on_the_block_size():
+    from ragmeter.stats import _rng_means
+
+    rng = random.Random(3)
+    values = [rng.random() for _ in range(5000)]
+    whole = _rng_means(values, 300, seed=7, block_indices=10**9)
+    for block_indices in (1, 4999, 5001, 250_000):
+        assert (_rng_means(values, 300, seed=7, block_indices=block_indices) == whole).all()
