@@ -26,6 +26,7 @@ test: $(STAMP)
 # bench/.venv-ragas (ragas==0.4.3) the first time; nothing else leaves this machine.
 bench: $(STAMP)
 	$(BIN)/python bench/scale.py
+	$(BIN)/python bench/call_floor.py
 	$(BIN)/python bench/vs_ragas.py
 	$(BIN)/python bench/llm_judge_costs.py
 	$(BIN)/python bench/batch_roundtrip.py
