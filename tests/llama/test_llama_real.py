@@ -28,6 +28,9 @@ from ragmeter.llama import (
     resolve_model,
 )
 
+# Minutes on two cores: run with `make test-slow` (or `pytest -m slow`), not in the default suite.
+pytestmark = pytest.mark.slow
+
 SMALL = "qwen2.5-coder-0.5b"
 if find_spec("xllamacpp") is None or SMALL not in installed_models():
     pytest.skip(

@@ -31,7 +31,9 @@ def demo(
     ),
     out: Path = typer.Option(Path("ragmeter-out/demo"), "--out", "-o", help="Output directory."),
     overwrite: bool = typer.Option(
-        False, "--overwrite", help="Replace the run already in --out (refused otherwise)."
+        False,
+        "--overwrite",
+        help="Replace a run in --out that is not a demo run (a demo run is always replaced).",
     ),
     retrieval: Retrieval = typer.Option(None, "--retrieval", help="bm25 or hybrid (BM25+MiniLM)."),
     top_k: int = typer.Option(None, "--top-k", min=1, help="Chunks retrieved per question."),
