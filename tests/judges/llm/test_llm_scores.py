@@ -6,6 +6,7 @@ import pytest
 
 from ragmeter.judges.base import Sample, Turn
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
+from ragmeter.judges.llm.family import same_family
 from ragmeter.judges.llm.prompts import fence, prompt_version
 from ragmeter.llm import forget_output_modes
 from ragmeter.testing import FakeOpenAI, Scripted
@@ -109,7 +110,7 @@ def script(claims: list[str]) -> Scripted:
 def make_judge(server: FakeOpenAI, tmp_path, **kw):
     forget_output_modes()
     config = LLMJudgeConfig(
-        model="judge-m",
+        model=kw.pop("model", "judge-m"),
         base_url=server.base_url,
         cache_path=tmp_path / "c.sqlite",
         embedding=EmbeddingEndpoint(model="emb", base_url=server.base_url, api_key_env=None),
@@ -226,3 +227,27 @@ def test_fingerprint_and_generator_warning(tmp_path):
     assert fp.kind == "openai" and fp.model == "judge-m" and fp.prompt_version == prompt_version()
     assert fp.params["n_questions"] == 4 and fp.params["temperature"] == 0.0
     assert "judge-m" in (judge.warning or "") and other.warning is None
+
+
+@pytest.mark.parametrize(
+    ("judge_model", "generator"),
+    [
+        ("gpt-4o-mini", "gpt-4o-mini-2024-07-18"),
+        ("gpt-4o", "openai/gpt-4o-mini"),
+        ("qwen2.5:14b", "Qwen/Qwen2.5-7B-Instruct"),
+        ("Meta-Llama-3.1-70B-Instruct", "llama3.1:8b"),
+        ("qwen2.5-coder-1.5b", "qwen2.5-7b-instruct-q4_k_m.gguf"),
+    ],
+)
+def test_generator_warning_fires_on_the_same_family(tmp_path, judge_model, generator):
+    with FakeOpenAI() as server:
+        judge = make_judge(server, tmp_path, model=judge_model, generator_model=generator)
+    assert "same family" in (judge.warning or "")
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("gpt-4", "gpt-4o"), ("gpt-4o-mini", "qwen2.5:7b"), ("claude-3-5-sonnet-20241022", "gpt-4o")],
+)
+def test_models_of_other_families_are_not_one(first, second):
+    assert not same_family(first, second) and not same_family(second, first)

@@ -18,6 +18,7 @@ from .config import LLMJudgeConfig
 from .context import JudgeContext
 from .estimate import estimate_run
 from .faithfulness import judge_faithfulness
+from .family import same_family
 from .precision import judge_context_precision
 from .prompts import prompt_version
 from .recall import judge_context_recall
@@ -131,7 +132,8 @@ class OpenAIJudge(JudgeBase):
 
     @property
     def warning(self) -> str | None:
-        """Warnings for the report, one per line: the judge model also generated the answers;
+        """Warnings for the report, one per line: the judge model (or its family) also generated
+        the answers;
         verdicts carry no probabilities although they were asked for; the endpoint reported
         impossible token usage."""
         lines = []
@@ -140,6 +142,12 @@ class OpenAIJudge(JudgeBase):
             lines.append(
                 f"The judge model ({self.config.model}) also generated the answers: it tends to "
                 f"rate its own answers favourably. Judge with a different model."
+            )
+        elif gen and same_family(gen, self.config.model):
+            lines.append(
+                f"The judge model ({self.config.model}) is of the same family as the model that "
+                f"generated the answers ({gen}): models tend to rate their own family's answers "
+                f"favourably. Judge with a model of another family."
             )
         if self.client.logprobs_note:
             lines.append(self.client.logprobs_note)
