@@ -21,12 +21,13 @@ $(BASE): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
+# The framework extras too, so their adapters are tested.
 $(DEV): $(BASE)
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,langchain,llamaindex]'
 	touch $@
 
 $(LLAMA): $(DEV)
-	$(BIN)/python -m pip install --quiet -e '.[dev,llama-small]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,langchain,llamaindex,llama-small]'
 	touch $@
 
 demo: $(BASE)

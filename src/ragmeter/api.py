@@ -209,7 +209,8 @@ def _columns_to_rows(columns: Mapping[Any, Any]) -> list[dict[str, Any]]:
 
 def _pipeline(pipeline: Any, cases: list[Case], timeout: float | None) -> tuple[Pipeline, bool]:
     """The pipeline adapter for `pipeline`, and whether it was built here (so closed here)."""
-    from .pipeline import CallablePipeline, HttpPipeline, PrecomputedPipeline
+    from .frameworks import framework_of, python_pipeline
+    from .pipeline import HttpPipeline, PrecomputedPipeline, load_target
 
     if pipeline is None:
         lacking = [case.id for case in cases if case.answer is None]
@@ -223,18 +224,21 @@ def _pipeline(pipeline: Any, cases: list[Case], timeout: float | None) -> tuple[
                 "'response' and 'retrieved_contexts'"
             )
         return PrecomputedPipeline(), True
+    if framework_of(pipeline) is not None:  # before the duck-typed check: a chain has `.run`
+        return python_pipeline(pipeline, timeout=timeout), True
     if isinstance(pipeline, MinimalPipeline):  # the user's own, perhaps without timeout or aclose
         return ensure_pipeline(pipeline), False
     if isinstance(pipeline, str):
         if pipeline.startswith(("http://", "https://")):
             return HttpPipeline(pipeline, timeout=timeout), True
-        return CallablePipeline.from_spec(pipeline, timeout=timeout), True
+        return python_pipeline(load_target(pipeline), name=pipeline, timeout=timeout), True
     if callable(pipeline):
-        return CallablePipeline(pipeline, timeout=timeout), True
+        return python_pipeline(pipeline, timeout=timeout), True
     raise ConfigError(
         f"pipeline is a {type(pipeline).__name__}; give a function (question, history) -> "
-        "{'contexts': [...], 'answer': '...'}, 'module:function', an http(s) URL, or None "
-        "when the data carries contexts and answers"
+        "{'contexts': [...], 'answer': '...'}, a LangChain runnable, a LlamaIndex query or "
+        "chat engine, 'module:function', an http(s) URL, or None when the data carries "
+        "contexts and answers"
     )
 
 

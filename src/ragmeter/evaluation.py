@@ -54,14 +54,14 @@ def build_pipeline(
 ) -> Pipeline:
     """The pipeline adapter for exactly one of the sources, or the cases' own answers;
     `timeout` is the seconds one case may take (default `pipeline.DEFAULT_TIMEOUT`)."""
+    from .frameworks import python_pipeline
     from .pipeline import (
         DEFAULT_TIMEOUT,
         AnswersFilePipeline,
-        CallablePipeline,
         HttpPipeline,
         PrecomputedPipeline,
         check_timeout,
-        load_callable,
+        load_target,
     )
 
     timeout = DEFAULT_TIMEOUT if timeout is None else check_timeout(timeout)
@@ -78,7 +78,7 @@ def build_pipeline(
     if len(given) > 1:
         raise ConfigError(f"give only one of {', '.join(given)}")
     if pipeline:
-        return CallablePipeline(load_callable(pipeline), name=pipeline, timeout=timeout)
+        return python_pipeline(load_target(pipeline), name=pipeline, timeout=timeout)
     if answers:
         return AnswersFilePipeline(answers)
     if endpoint:

@@ -330,7 +330,19 @@ def _callable_name(fn: Callable[..., Any]) -> str:
 
 
 def load_callable(spec: str) -> Callable[..., Any]:
-    """Import `package.module:function` (or `module:object.method`) and return the callable.
+    """Import `package.module:function` (or `module:object.method`) and return the callable
+    (see :func:`load_target`); ConfigError when it is not callable."""
+    target = load_target(spec)
+    if not callable(target):
+        raise ConfigError(
+            f"'{spec}' is a {type(target).__name__}, not a function; point to a function "
+            "taking (question, history) and returning contexts and answer"
+        )
+    return target
+
+
+def load_target(spec: str) -> Any:
+    """Import `package.module:name` (or `module:object.attribute`) and return what it names.
 
     The current directory is put on `sys.path` first, so a `my_rag.py` beside the eval set
     loads as `my_rag:answer`. Raises :class:`ConfigError` with what to fix.
@@ -369,11 +381,6 @@ def load_callable(spec: str) -> Callable[..., Any]:
                 f"module '{module_name}' has no attribute '{attr_path}' (pipeline '{spec}'); "
                 "check the function name after the ':'"
             ) from None
-    if not callable(target):
-        raise ConfigError(
-            f"'{spec}' is a {type(target).__name__}, not a function; point to a function "
-            "taking (question, history) and returning contexts and answer"
-        )
     return target
 
 

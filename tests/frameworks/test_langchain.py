@@ -1,0 +1,144 @@
+"""LangChain runnables as pipelines, on the fake chat model and embeddings LangChain ships."""
+
+from __future__ import annotations
+
+import json
+from operator import itemgetter
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("langchain_core")
+
+from langchain_core.documents import Document
+from langchain_core.embeddings.fake import DeterministicFakeEmbedding
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.runnables import RunnablePassthrough
+from langchain_core.vectorstores import InMemoryVectorStore
+
+import ragmeter
+from ragmeter.cases import Case
+from ragmeter.frameworks import python_pipeline
+from ragmeter.frameworks.langchain import LangChainPipeline
+
+CHUNKS = [
+    "Refunds are processed within 14 days of the request.",
+    "Deleted notes stay in the trash for 30 days.",
+    "退款在申请后 14 天内处理。",
+]
+
+
+def retriever(k: int = 2):
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
+    store.add_documents([Document(page_content=c, metadata={"n": i}) for i, c in enumerate(CHUNKS)])
+    return store.as_retriever(search_kwargs={"k": k})
+
+
+def text_chain(answers: list[str]):
+    """The LCEL pattern of LangChain's RAG tutorial: the retrieved documents never reach the
+    output, so only the callback can see them."""
+    prompt = ChatPromptTemplate.from_messages([("system", "{context}"), ("human", "{question}")])
+    llm = FakeListChatModel(responses=answers)
+    return (
+        {"context": retriever(), "question": RunnablePassthrough()}
+        | prompt
+        | llm
+        | StrOutputParser()
+    )
+
+
+def dict_chain(answers: list[str]):
+    """`create_retrieval_chain`'s shape: {'input', 'chat_history'} in, {'context', 'answer'} out."""
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "{context}"), MessagesPlaceholder("chat_history"), ("human", "{input}")]
+    )
+    llm = FakeListChatModel(responses=answers)
+    return RunnablePassthrough.assign(context=itemgetter("input") | retriever()).assign(
+        answer=prompt | llm | StrOutputParser()
+    )
+
+
+CASE = Case(id="r", question="How long do refunds take?", ground_truth="Within 14 days.")
+
+
+async def test_a_text_chain_gives_its_answer_and_the_documents_its_retriever_returned():
+    pipeline = python_pipeline(text_chain(["Refunds take 14 days."]), name="rag")
+    assert isinstance(pipeline, LangChainPipeline)
+    output = await pipeline.run(CASE)
+    assert output.answer == "Refunds take 14 days."
+    expected = [d.page_content for d in retriever().invoke(CASE.question)]
+    assert output.contexts == expected and len(expected) == 2
+    assert output.metadata["sources"] == [{"n": CHUNKS.index(c)} for c in expected]
+
+
+async def test_a_dict_chain_gets_its_input_key_and_the_case_history():
+    chain = dict_chain(["Still 14 days."])
+    pipeline = LangChainPipeline(chain, input_key="input", history_key="chat_history")
+    case = Case(
+        id="m",
+        question="And in China?",
+        ground_truth="14 days.",
+        history=[
+            {"role": "user", "content": "How long do refunds take?"},
+            {"role": "assistant", "content": "14 days."},
+        ],
+    )
+    output = await pipeline.run(case)
+    assert output.answer == "Still 14 days." and len(output.contexts) == 2
+
+
+async def test_a_multi_turn_case_for_a_chain_without_history_is_a_pipeline_error():
+    case = Case(**{**CASE.model_dump(), "history": [{"role": "user", "content": "Hi"}]})
+    with pytest.raises(ragmeter.PipelineError, match="takes no history"):
+        await LangChainPipeline(text_chain(["x"])).run(case)
+
+
+async def test_a_chain_that_raises_names_the_case():
+    def broken(_: object) -> str:
+        raise RuntimeError("index offline")
+
+    chain = retriever() | broken
+    with pytest.raises(ragmeter.PipelineError, match=r"case 'r'.*RuntimeError: index offline"):
+        await LangChainPipeline(chain).run(CASE)
+
+
+def test_evaluate_takes_a_chain_and_judges_its_retrieval():
+    cases = [
+        CASE.model_dump(),
+        {
+            "id": "t",
+            "question": "How long do deleted notes stay in the trash?",
+            "ground_truth": "30 days.",
+        },
+    ]
+    run = ragmeter.evaluate(cases, text_chain(["Refunds take 14 days.", "30 days."]), "local")
+    assert [c.answer for c in run.cases] == ["Refunds take 14 days.", "30 days."]
+    assert all(len(c.contexts) == 2 for c in run.cases)
+    assert run.summary.metrics["context_recall"].n_scored == 2
+
+
+def test_ragmeter_run_loads_a_chain_by_module_and_name(tmp_path: Path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    (tmp_path / "my_lc_chain.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from test_langchain import text_chain\n"
+        "chain = text_chain(['Refunds take 14 days.'])\n",
+        encoding="utf-8",
+    )
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps(CASE.model_dump()) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "out"
+    args = ["run", "--cases", str(cases), "--pipeline", "my_lc_chain:chain", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--no-progress"])
+    assert result.exit_code == 0, result.output
+    stored = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert stored["run"]["pipeline"] == "my_lc_chain:chain"
+    assert stored["cases"][0]["answer"] == "Refunds take 14 days."
+    assert len(stored["cases"][0]["contexts"]) == 2
