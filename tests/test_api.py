@@ -237,7 +237,10 @@ def test_to_pandas_without_pandas_says_how_to_install_it(monkeypatch):
     ("rows", "message"),
     [
         ([RAGAS_ROWS[0], {"response": "x"}], "data[1]: field 'question': missing question"),
-        ([{"question": "a?", "foo": 1}], "data[0]: field 'foo': unknown field 'foo'"),
+        (
+            [{"question": "a?", "contxets": []}],
+            "data[0]: field 'contxets': unknown field 'contxets'; did you mean 'contexts'?",
+        ),
         ([{"id": "a", "question": "a?"}, {"id": "a", "question": "b?"}], "duplicate id 'a'"),
         ([{"question": "a?", "contexts": [float("nan")]}], "data[0]: field 'contexts.0': NaN"),
         (["just a question?"], "data[0]: a str, not a case"),

@@ -13,6 +13,12 @@ Every error a user can cause derives from one root, and its message says how to 
     ├── ResultsError       a results file is missing, corrupt or of an unknown schema version
     └── OutputError        a file cannot be written there (read-only, disk full, a directory
                            where a file belongs); also an OSError
+
+and one warning category, shown by the command line as `warning: ...`::
+
+    RagmeterWarning
+    └── CaseFileWarning    an input file loaded, with something the user should know (fields
+                           kept under metadata)
 """
 
 from __future__ import annotations
@@ -56,9 +62,46 @@ class CaseFileError(RagmeterError):
             location += f":{line}"
         if field is not None:
             location += f": field '{field}'"
+        self.more: list[CaseFileError] = []
+        """The file's further problems found in the same pass (at most :data:`MAX_LISTED`)."""
+        self.more_count = 0
+        """How many further problems there were, listed or not."""
         # One line, whatever the file holds: a key or value quoted from it may carry a line
         # break or an escape sequence.
         super().__init__(_CONTROL.sub(_escape, f"{location}: {message}"))
+
+    @classmethod
+    def of_many(cls, problems: list[CaseFileError], count: int) -> CaseFileError:
+        """One error for `count` problems of a file, the first of `problems` leading and the
+        rest listed after it (`count` may exceed the problems kept)."""
+        first = problems[0]
+        if count == 1:
+            return first
+        error = cls(first.path, first.message, line=first.line, field=first.field)
+        error.more, error.more_count = problems[1:], count - 1
+        listed = "; ".join(_without_path(p) for p in error.more)
+        rest = count - len(problems)
+        tail = f"; and {rest} more" if rest else ""
+        noun = "problem" if count == 2 else "problems"
+        error.args = (f"{error.args[0]} (and {count - 1} more {noun}: {listed}{tail})",)
+        return error
+
+
+MAX_LISTED = 10
+"""Problems of one file an error lists (it counts the rest)."""
+
+
+def _without_path(error: CaseFileError) -> str:
+    return str(error).removeprefix(error.path).removeprefix(":").strip()
+
+
+class RagmeterWarning(UserWarning):
+    """Root of the warnings ragmeter issues (the command line prints them as `warning: ...`)."""
+
+
+class CaseFileWarning(RagmeterWarning):
+    """An input file loaded, with something the user should know (e.g. fields kept under
+    metadata)."""
 
 
 class ConfigError(RagmeterError):

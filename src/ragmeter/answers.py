@@ -15,6 +15,7 @@ from pathlib import Path
 from ._exceptions import CaseFileError
 from .cases import Case, assigned_ids, load_cases
 from .pipeline import AnswersFilePipeline, PrecomputedPipeline
+from .vocabulary import MetricName, needs_contexts
 
 SHOWN_IDS = 5
 """Ids named in an error before the rest are only counted."""
@@ -26,12 +27,15 @@ def few_ids(ids: Sequence[str], limit: int = SHOWN_IDS) -> str:
     return shown if len(ids) <= limit else f"{shown}, … ({len(ids)} in all)"
 
 
-def answers_as_eval_set(path: str | Path) -> tuple[list[Case], PrecomputedPipeline]:
+def answers_as_eval_set(
+    path: str | Path, metrics: Sequence[MetricName] | None = None
+) -> tuple[list[Case], PrecomputedPipeline]:
     """The cases of an answers file that carries its questions, and the pipeline that returns
     each record's own contexts and answer (named `answers:FILE`).
 
-    Every record needs a question, contexts and an answer; a record without an `id` is numbered
-    by its position. Raises :class:`CaseFileError` naming what is missing.
+    Every record needs a question and an answer, and contexts unless only metrics that do not
+    read them are judged (`metrics`, None for all); a record without an `id` is numbered by
+    its position. Raises :class:`CaseFileError` naming what is missing.
     """
     path = Path(path).expanduser()
     try:
@@ -47,8 +51,13 @@ def answers_as_eval_set(path: str | Path) -> tuple[list[Case], PrecomputedPipeli
                 field=exc.field,
             ) from None
         raise
+    contexts_needed = needs_contexts(metrics)
     for field, alias, lacking in (
-        ("contexts", "retrieved_contexts", [c.id for c in cases if c.contexts is None]),
+        (
+            "contexts",
+            "retrieved_contexts",
+            [c.id for c in cases if c.contexts is None and contexts_needed],
+        ),
         ("answer", "response", [c.id for c in cases if c.answer is None]),
     ):
         if lacking:
@@ -56,9 +65,9 @@ def answers_as_eval_set(path: str | Path) -> tuple[list[Case], PrecomputedPipeli
                 path,
                 f"{_count(len(lacking), 'record')} without '{field}' (or '{alias}'): "
                 f"{few_ids(lacking)}; every record of an answers file needs the retrieved "
-                "contexts and the answer",
+                "contexts (unless only answer_relevancy is judged) and the answer",
             )
-    pipeline = PrecomputedPipeline()
+    pipeline = PrecomputedPipeline(needs_contexts=contexts_needed)
     pipeline.name = f"answers:{path.name}"
     return cases, pipeline
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,7 @@ from .cases import Case, cases_from_rows, load_cases
 from .health import DEFAULT_MIN_SCORED_SHARE
 from .judges.base import Judge, MinimalJudge, ensure_judge
 from .pipeline import DEFAULT_TIMEOUT, MinimalPipeline, Pipeline, ensure_pipeline
-from .vocabulary import METRICS, Lang, MetricName
+from .vocabulary import METRICS, Lang, MetricName, needs_contexts
 
 if TYPE_CHECKING:
     from .config import JudgeSettings
@@ -207,7 +207,9 @@ def _columns_to_rows(columns: Mapping[Any, Any]) -> list[dict[str, Any]]:
     return [{name: values[i] for name, values in lists.items()} for i in range(count)]
 
 
-def _pipeline(pipeline: Any, cases: list[Case], timeout: float | None) -> tuple[Pipeline, bool]:
+def _pipeline(
+    pipeline: Any, cases: list[Case], timeout: float | None, metrics: Sequence[MetricName]
+) -> tuple[Pipeline, bool]:
     """The pipeline adapter for `pipeline`, and whether it was built here (so closed here)."""
     from .frameworks import framework_of, python_pipeline
     from .pipeline import HttpPipeline, PrecomputedPipeline, load_target
@@ -223,7 +225,7 @@ def _pipeline(pipeline: Any, cases: list[Case], timeout: float | None) -> tuple[
                 "returning {'contexts': [...], 'answer': '...'}, or give every case its "
                 "'response' and 'retrieved_contexts'"
             )
-        return PrecomputedPipeline(), True
+        return PrecomputedPipeline(needs_contexts=needs_contexts(metrics)), True
     if framework_of(pipeline) is not None:  # before the duck-typed check: a chain has `.run`
         return python_pipeline(pipeline, timeout=timeout), True
     if isinstance(pipeline, MinimalPipeline):  # the user's own, perhaps without timeout or aclose
@@ -276,7 +278,7 @@ async def aevaluate(
     if repeats < 1:
         raise ConfigError(f"repeats {repeats}: must be at least 1")
     cases = cases_from(data)
-    source, own_pipeline = _pipeline(pipeline, cases, timeout)
+    source, own_pipeline = _pipeline(pipeline, cases, timeout, chosen)
     if isinstance(judge, str):
         the_judge, own_judge = _judge_named(judge), True
     elif isinstance(judge, JudgeSettings):

@@ -22,13 +22,21 @@ from types import TracebackType
 
 from ._exceptions import CaseFileError
 from ._on_disk import OnDiskSequence
-from .cases import Case, _case_from_record, _duplicate_id, _mark_assigned, _no_cases
+from .cases import (
+    Case,
+    Problems,
+    _case_from_record,
+    _duplicate_id,
+    _mark_assigned,
+    _no_cases,
+    warn_kept_columns,
+)
 from .records import jsonl_blank, jsonl_value, located_record, not_utf8, unreadable
 
 # What load_cases checks, in the order it checks it: the whole file's encoding, then every
 # line's JSON, then every record's values, then every record as a case. The first problem of
-# the earliest kind is the one it reports, so a pass over the file that meets a problem keeps
-# looking, for earlier kinds only, until the end.
+# the earliest kind is the one it reports (every problem, for records as cases), so a pass
+# over the file that meets a problem keeps looking, for earlier kinds only, until the end.
 _ENCODING, _SYNTAX, _VALUES, _CASE, _NONE = range(5)
 
 
@@ -70,8 +78,10 @@ class CaseFile(OnDiskSequence[Case]):
         """Validate every record, as load_cases would, keeping where each one is."""
         path = self.path
         ids = _HashSet()  # of the ids so far: a repeat is looked up in the file
-        problem: CaseFileError | None = None
+        problem: CaseFileError | None = None  # the first of the kinds before _CASE
         kind = _NONE  # of `problem`
+        problems = Problems()  # of records as cases, all reported together
+        kept: set[str] = set()
         number = 0  # records so far (non-blank lines)
         offset = 0
         lines = io.BufferedReader(self._file, buffer_size=1 << 16)
@@ -99,11 +109,14 @@ class CaseFile(OnDiskSequence[Case]):
                     if kind <= _CASE:
                         continue
                     step = _CASE
-                    case, assigned = _case_from_record(path, record)
+                    case, assigned = _case_from_record(path, record, kept)
                     if not ids.add(hash(case.id)) and (first := self._first_use(case.id)):
                         raise _duplicate_id(path, case.id, assigned, line, *first)
                 except CaseFileError as exc:
-                    problem, kind = exc, step
+                    if step == _CASE:
+                        problems.add(exc)
+                    else:
+                        problem, kind = exc, step
                     continue
                 self._offsets.append(start)
                 self._lengths.append(len(raw))
@@ -115,8 +128,10 @@ class CaseFile(OnDiskSequence[Case]):
             lines.detach()  # the file stays open for reading
         if problem is not None:
             raise problem
+        problems.raise_any()
         if not self._offsets:
             raise _no_cases(path)
+        warn_kept_columns(path, kept)
 
     def __len__(self) -> int:
         return len(self._offsets)

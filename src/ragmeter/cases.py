@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import warnings
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -9,7 +11,7 @@ from typing import Any
 
 from pydantic import ConfigDict, model_validator
 
-from ._exceptions import CaseFileError
+from ._exceptions import MAX_LISTED, CaseFileError, CaseFileWarning
 from .records import (
     CASE_ALIASES,
     FORMATS,
@@ -120,7 +122,10 @@ def case_lang(case: Case, override: Lang | None = None) -> Lang:
 def load_cases(path: str | Path) -> list[Case]:
     """Load and validate an eval set (.jsonl, .json, .yaml/.yml or .csv).
 
-    Either every case loads or :class:`CaseFileError` names the file, line and field at fault.
+    Either every case loads or :class:`CaseFileError` names the file, line and field at fault
+    (every record's problems in one error, the first ten listed). Fields that are no case field
+    (a generated test set's `description`, a note) are kept under `metadata`, with one
+    :class:`~ragmeter._exceptions.CaseFileWarning` naming them.
     Records without an `id` get their 1-based record number (see :func:`assigned_ids`).
     Every case is held in memory; :func:`open_cases` reads a large .jsonl file case by case.
     """
@@ -130,14 +135,41 @@ def load_cases(path: str | Path) -> list[Case]:
         raise _no_cases(path)
     cases: list[Case] = []
     ids = _UniqueIds(path)
+    problems = Problems()
+    kept: set[str] = set()
     for record in records:
-        case, assigned = _case_from_record(path, record)
-        ids.add(case.id, assigned, record.line)
+        try:
+            case, assigned = _case_from_record(path, record, kept)
+            ids.add(case.id, assigned, record.line)
+        except CaseFileError as exc:
+            problems.add(exc)
+            continue
         cases.append(case)
+    problems.raise_any()
     for case in cases:
         if case.id in ids.numbered:
             _mark_assigned(case)
+    warn_kept_columns(path, kept)
     return cases
+
+
+class Problems:
+    """The problems of one file's records, gathered so that one error reports them all (the
+    first :data:`~ragmeter._exceptions.MAX_LISTED` listed, the rest counted)."""
+
+    def __init__(self) -> None:
+        self.found: list[CaseFileError] = []
+        self.count = 0
+
+    def add(self, error: CaseFileError) -> None:
+        self.count += 1
+        if len(self.found) <= MAX_LISTED:
+            self.found.append(error)
+
+    def raise_any(self) -> None:
+        """Raise one CaseFileError for every problem added, if there was any."""
+        if self.count:
+            raise CaseFileError.of_many(self.found, self.count)
 
 
 def open_cases(path: str | Path) -> Sequence[Case]:
@@ -203,33 +235,19 @@ def cases_from_rows(
     """Cases from rows in memory (dicts with ragmeter or RAGAS names, or :class:`Case` objects),
     checked as eval files are: a missing question, a wrong type, NaN or a duplicate id is a
     :class:`CaseFileError` located as `source[index]` (0-based) and the field. A row without an
-    id is numbered by its 1-based position."""
-    # the checks read_records applies to file records (NaN, lone surrogates, depth, types)
-    from .records import _check_values, _plain
-
+    id is numbered by its 1-based position. Every problem is reported in one error; columns
+    that are no case field are kept under `metadata` with one warning."""
     cases: list[Case] = []
     first_index: dict[str, int] = {}
     numbered: set[str] = set()
+    problems = Problems()
+    kept: set[str] = set()
     for index, row in enumerate(rows):
-        where = f"{source}[{index}]"
-        if isinstance(row, Case):
-            assigned = not row.id
-            case = row.model_copy(update={"id": str(index + 1)}) if assigned else row
-        elif isinstance(row, Mapping):
-            data = {str(key): value for key, value in row.items()}
-            record = Record(index + 1, index + 1, data)
-            try:
-                if not _plain(data):
-                    _check_values(Path(where), record.line, data)
-                case, assigned = _case_from_record(Path(where), record)
-            except CaseFileError as exc:
-                raise CaseFileError(where, exc.message, field=exc.field) from None
-        else:
-            raise CaseFileError(
-                where,
-                f"a {type(row).__name__}, not a case; give a dict with 'question' (or "
-                "'user_input'), 'contexts' and 'answer' ('retrieved_contexts', 'response'), ...",
-            )
+        try:
+            case, assigned = _case_from_row(index, row, source, kept)
+        except CaseFileError as exc:
+            problems.add(exc)
+            continue
         if case.id in first_index:
             why = (
                 f"; this row has no id, so it was numbered {case.id}: give it an id"
@@ -238,18 +256,52 @@ def cases_from_rows(
                 if case.id in numbered
                 else "; ids must be unique: rename one of them"
             )
-            raise CaseFileError(
-                where,
-                f"duplicate id '{case.id}' (first used at {source}[{first_index[case.id]}]){why}",
-                field="id",
+            problems.add(
+                CaseFileError(
+                    f"{source}[{index}]",
+                    f"duplicate id '{case.id}' (first used at {source}[{first_index[case.id]}])"
+                    f"{why}",
+                    field="id",
+                )
             )
+            continue
         first_index[case.id] = index
         if assigned:
             numbered.add(case.id)
         cases.append(case)
+    problems.raise_any()
     if not cases:
         raise CaseFileError(source, "no cases; give at least one row with a question")
+    warn_kept_columns(source, kept)
     return cases
+
+
+def _case_from_row(
+    index: int, row: Case | Mapping[str, Any], source: str, kept: set[str]
+) -> tuple[Case, bool]:
+    """The case of row `index` of `source` and whether its id was assigned; CaseFileError
+    located as `source[index]`."""
+    # the checks read_records applies to file records (NaN, lone surrogates, depth, types)
+    from .records import _check_values, _plain
+
+    where = f"{source}[{index}]"
+    if isinstance(row, Case):
+        assigned = not row.id
+        return (row.model_copy(update={"id": str(index + 1)}) if assigned else row), assigned
+    if isinstance(row, Mapping):
+        data = {str(key): value for key, value in row.items()}
+        record = Record(index + 1, index + 1, data)
+        try:
+            if not _plain(data):
+                _check_values(Path(where), record.line, data)
+            return _case_from_record(Path(where), record, kept)
+        except CaseFileError as exc:
+            raise CaseFileError(where, exc.message, field=exc.field) from None
+    raise CaseFileError(
+        where,
+        f"a {type(row).__name__}, not a case; give a dict with 'question' (or "
+        "'user_input'), 'contexts' and 'answer' ('retrieved_contexts', 'response'), ...",
+    )
 
 
 def assigned_ids(cases: Iterable[Case]) -> list[str]:
@@ -277,19 +329,26 @@ def _mark_assigned(case: Case) -> None:
     _ASSIGNED[key] = weakref.ref(case, forget)
 
 
-def _case_from_record(path: Path, record: Record) -> tuple[Case, bool]:
-    data, renamed = record_fields(path, record, CASE_ALIASES)
+def _case_from_record(
+    path: Path, record: Record, kept: set[str] | None = None
+) -> tuple[Case, bool]:
+    """The case a record holds and whether its id was assigned; columns that are no case field
+    go under its metadata, their names added to `kept`."""
+    data, renamed = record_fields(path, record, CASE_ALIASES, _CASE_FIELDS)
     assigned = "id" not in data
     if assigned:
         data["id"] = str(record.number)
     normalize_common_fields(data)
+    _keep_other_columns(path, record, data, kept)
     question = data.get("question")
     if question is None or (isinstance(question, str) and not question.strip()):
         state = "missing" if question is None else "empty"
+        found = [key for key in record.data if key not in ("metadata", "id")]
         raise CaseFileError(
             path,
             f"{state} question: every case needs the question to ask the pipeline "
-            "(field 'question', or 'user_input' in RAGAS files)",
+            "(field 'question', or 'user_input' in RAGAS files)"
+            + (f"; the record has {', '.join(map(repr, found))}" if found else ""),
             line=record.line,
             field=renamed.get("question", "question"),
         )
@@ -302,6 +361,61 @@ def _case_from_record(path: Path, record: Record) -> tuple[Case, bool]:
             field="id",
         )
     return case, assigned
+
+
+_CASE_FIELDS = frozenset(Case.model_fields)
+_KNOWN = _CASE_FIELDS | {"ground_truths", *RAGAS_METADATA_FIELDS}
+
+
+def _keep_other_columns(
+    path: Path, record: Record, data: dict[str, Any], kept: set[str] | None
+) -> None:
+    """In place: move the fields that are no case field under `metadata` (a column of a
+    generated test set, a note), unless one looks like a misspelt field the record lacks."""
+    other = [key for key in data if key not in _KNOWN]
+    if not other:
+        return
+    lacking = [name for name in _CASE_FIELDS if name not in data and name != "metadata"]
+    aliases = ", ".join(f"{k} for {v}" for k, v in CASE_ALIASES.items())
+    for key in other:
+        close = difflib.get_close_matches(key.lower(), lacking, n=1, cutoff=0.8)
+        if close:
+            raise CaseFileError(
+                path,
+                f"unknown field '{key}'; did you mean '{close[0]}'? allowed fields: "
+                f"{', '.join(Case.model_fields)} (RAGAS names accepted: {aliases}); a field "
+                "of another name is kept under 'metadata'",
+                line=record.line,
+                field=key,
+            )
+    metadata = data.get("metadata", {})
+    if not isinstance(metadata, dict):
+        return  # the field's own validation says what is wrong
+    for key in other:
+        if key in metadata and metadata[key] != data[key]:
+            raise CaseFileError(
+                path,
+                f"'{key}' is given both as a field and under 'metadata', with different "
+                "values; keep one",
+                line=record.line,
+                field=key,
+            )
+    data["metadata"] = {**metadata, **{key: data.pop(key) for key in other}}
+    if kept is not None:
+        kept.update(other)
+
+
+def warn_kept_columns(source: str | Path, kept: set[str]) -> None:
+    """One warning for a whole eval set: which of its fields were kept under metadata."""
+    if kept:
+        names = ", ".join(f"'{name}'" for name in sorted(kept))
+        warnings.warn(
+            f"{source}: {names} {'is' if len(kept) == 1 else 'are'} not a case field; kept "
+            "under each case's 'metadata' (fields: id, question, ground_truth, category, "
+            "history, reference_contexts, contexts, answer, lang, metadata)",
+            CaseFileWarning,
+            stacklevel=3,
+        )
 
 
 __all__ = [

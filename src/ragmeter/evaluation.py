@@ -19,7 +19,7 @@ from .judges.base import Judge, MinimalJudge, ensure_judge
 from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline
 from .results import CaseResult, RunInfo, RunResult, prepare_out_dir, save_run
 from .spool import CaseSpool
-from .vocabulary import METRICS, Lang, MetricName, Sample
+from .vocabulary import METRICS, Lang, MetricName, Sample, needs_contexts
 
 ProgressDisplay = Callable[[int, Judge], AbstractContextManager[Callable[[CaseResult], None]]]
 """Shows a run's progress: called with the number of cases and the judge, it yields the
@@ -51,9 +51,11 @@ def build_pipeline(
     answers: Path | str | None = None,
     endpoint: str | None = None,
     timeout: float | None = None,
+    metrics: Sequence[MetricName] | None = None,
 ) -> Pipeline:
     """The pipeline adapter for exactly one of the sources, or the cases' own answers;
-    `timeout` is the seconds one case may take (default `pipeline.DEFAULT_TIMEOUT`)."""
+    `timeout` is the seconds one case may take (default `pipeline.DEFAULT_TIMEOUT`); the
+    cases' own answers need contexts only for the `metrics` that read them."""
     from .frameworks import python_pipeline
     from .pipeline import (
         DEFAULT_TIMEOUT,
@@ -84,7 +86,7 @@ def build_pipeline(
     if endpoint:
         return HttpPipeline(endpoint, timeout=timeout)
     if cases and all(c.answer is not None for c in cases):
-        return PrecomputedPipeline()
+        return PrecomputedPipeline(needs_contexts=needs_contexts(metrics))
     raise ConfigError(
         "no pipeline: pass --pipeline module:function, --answers FILE or --endpoint URL "
         "(or use an eval set whose cases carry contexts and answers)"

@@ -540,11 +540,19 @@ class AnswersFilePipeline(PipelineBase):
 
 
 class PrecomputedPipeline(PipelineBase):
-    """The eval file's own `contexts` and `answer` (RAGAS `retrieved_contexts`, `response`)."""
+    """The eval file's own `contexts` and `answer` (RAGAS `retrieved_contexts`, `response`).
+
+    With `needs_contexts` False (only answer relevancy is judged, which reads the question
+    and the answer), a case without contexts gets none."""
 
     name = "precomputed"
 
+    def __init__(self, *, needs_contexts: bool = True) -> None:
+        self.needs_contexts = needs_contexts
+
     async def run(self, case: Case) -> PipelineOutput:
+        if case.contexts is None and not self.needs_contexts and case.answer is not None:
+            return PipelineOutput(contexts=[], answer=case.answer)
         missing = [
             f"{field} (or {alias})"
             for field, alias in (("contexts", "retrieved_contexts"), ("answer", "response"))

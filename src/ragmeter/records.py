@@ -233,18 +233,22 @@ def _too_deep() -> str:
 
 
 def record_fields(
-    path: Path, record: Record, aliases: dict[str, str]
+    path: Path, record: Record, aliases: dict[str, str], names: Iterable[str] = ()
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """The record's fields with null values dropped and aliases renamed.
+    """The record's fields with null values dropped and aliases renamed; a key spelled as a
+    header often spells one of `names` or an alias (`Question`, `Ground Truth`, `user-input`)
+    is taken as it.
 
     Returns the fields and, for each renamed field, the name the file used.
     """
     data: dict[str, Any] = {}
     renamed: dict[str, str] = {}
+    spelled = {*names, *aliases}
     for key, value in record.data.items():
         if value is None:
             continue
-        name = aliases.get(key, key)
+        name = key if key in spelled else _spelled_as(key, spelled)
+        name = aliases.get(name, name)
         if name in data:
             other = renamed.get(name, name)
             alias = key if key != name else other
@@ -259,6 +263,12 @@ def record_fields(
             renamed[name] = key
         data[name] = value
     return data, renamed
+
+
+def _spelled_as(key: str, names: set[str]) -> str:
+    """`key` as the field of `names` it spells in another case or separator, else `key`."""
+    plain = re.sub(r"[\s\-]+", "_", key.strip()).lower()
+    return plain if plain in names else key
 
 
 def normalize_common_fields(data: dict[str, Any]) -> None:
@@ -676,7 +686,8 @@ def _read_csv(path: Path, text: str, json_columns: frozenset[str]) -> list[tuple
 def _read_csv_rows(path: Path, text: str, json_columns: frozenset[str]) -> list[tuple[int, Any]]:
     # strict: an unclosed quote or text after a closing quote is an error, not a cell that
     # silently takes in the rest of the file.
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    delimiter = csv_delimiter(text)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True, delimiter=delimiter)
     header: list[str] | None = None
     records: list[tuple[int, Any]] = []
     end = 0
@@ -714,12 +725,30 @@ def _read_csv_rows(path: Path, text: str, json_columns: frozenset[str]) -> list[
                 data[name] = _json_cell(path, cell, start, name) if name in json_columns else cell
             records.append((start, data))
     except csv.Error as exc:
-        raise _csv_error(path, text, end + 1, reader.line_num, str(exc), header) from None
+        problem = str(exc)
+        raise _csv_error(path, text, end + 1, reader.line_num, problem, header, delimiter) from None
     return records
 
 
+def csv_delimiter(text: str) -> str:
+    """The cell separator of a CSV text, told by its header: ',' unless the header has none
+    and has ';' (spreadsheets in many locales) or a tab."""
+    header = next((line for line in text.splitlines() if line.strip()), "")
+    if "," not in header:
+        for candidate in (";", "\t"):
+            if candidate in header:
+                return candidate
+    return ","
+
+
 def _csv_error(
-    path: Path, text: str, start: int, line: int, problem: str, header: list[str] | None
+    path: Path,
+    text: str,
+    start: int,
+    line: int,
+    problem: str,
+    header: list[str] | None,
+    delimiter: str = ",",
 ) -> CaseFileError:
     """The csv module's error for the record starting at line `start` (noticed at `line`),
     with the column of the cell at fault."""
@@ -728,13 +757,13 @@ def _csv_error(
 
     def strict_error(part: str) -> str | None:
         try:
-            list(csv.reader(io.StringIO(part, newline=""), strict=True))
+            list(csv.reader(io.StringIO(part, newline=""), strict=True, delimiter=delimiter))
         except csv.Error as exc:
             return str(exc)
         return None
 
     def cells(part: str) -> int:
-        return len(next(csv.reader(io.StringIO(part, newline="")), []))
+        return len(next(csv.reader(io.StringIO(part, newline=""), delimiter=delimiter), []))
 
     if problem == "unexpected end of data":
         # The last cell opens a quote that never closes: it runs to the end of the file.
@@ -754,7 +783,7 @@ def _csv_error(
             else:
                 low = middle + 1
         column = cells(record[:low]) - 1
-        if problem.startswith("',' expected after"):
+        if problem.startswith(f"'{delimiter}' expected after"):
             problem = "text follows the closing quote of a quoted cell"
         noticed = record[:low].count("\n") + record[:low].count("\r") - record[:low].count("\r\n")
         where = f" (line {start + noticed})" if noticed else ""

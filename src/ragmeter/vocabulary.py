@@ -9,6 +9,7 @@ Cases, results, config, lint and reports read these without depending on the jud
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -25,6 +26,12 @@ METRICS: tuple[MetricName, ...] = (
 
 RETRIEVAL_METRICS: tuple[MetricName, ...] = ("context_recall", "context_precision")
 GENERATION_METRICS: tuple[MetricName, ...] = ("faithfulness", "answer_relevancy")
+
+
+def needs_contexts(metrics: Iterable[MetricName] | None) -> bool:
+    """Whether judging `metrics` (None: all four) reads the retrieved contexts: every metric
+    but answer relevancy does, which reads only the question and the answer."""
+    return metrics is None or any(m != "answer_relevancy" for m in metrics)
 
 Lang = Literal["en", "zh"]
 ClaimLabel = Literal["supported", "contradicted", "not_verifiable"]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 import typer
 from rich.console import Console
@@ -16,6 +18,7 @@ from .._exceptions import (
     JudgeUnavailable,
     OutputError,
     RagmeterError,
+    RagmeterWarning,
     ResultsError,
     RunInterrupted,
 )
@@ -105,9 +108,13 @@ def fail(message: str, code: int = EXIT_LOAD_ERROR) -> NoReturn:
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn ragmeter's own errors, and Ctrl-C, into one-line messages and their exit codes."""
+    """Turn ragmeter's own errors, and Ctrl-C, into one-line messages and their exit codes,
+    and its warnings into `warning: ...` lines on stderr."""
     try:
-        yield
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", RagmeterWarning)
+            warnings.showwarning = _show_warning
+            yield
     except (CaseFileError, ConfigError, ResultsError, OutputError) as exc:
         fail(str(exc))
     except JudgeUnavailable as exc:
@@ -121,6 +128,20 @@ def user_errors() -> Iterator[None]:
     except OSError as exc:  # the environment (disk, permissions), where no check caught it
         where = f"{exc.filename}: " if exc.filename else ""
         fail(f"{where}{exc.strerror or exc}")
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    if issubclass(category, RagmeterWarning):
+        typer.echo(f"warning: {message}", err=True)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def make_console() -> Console:

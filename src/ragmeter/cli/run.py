@@ -169,7 +169,7 @@ def run(
         source: Pipeline
         eval_cases: Sequence[Case]
         if cases_path is None and answers is not None and not (pipeline or endpoint):
-            eval_cases, source = answers_as_eval_set(answers)
+            eval_cases, source = answers_as_eval_set(answers, chosen)
             cases_path = answers
         elif cases_path is None:
             fail(
@@ -179,7 +179,12 @@ def run(
         else:
             eval_cases = open_cases(cases_path)  # .jsonl: read from disk case by case
             source = api.build_pipeline(
-                eval_cases, pipeline=pipeline, answers=answers, endpoint=endpoint, timeout=timeout
+                eval_cases,
+                pipeline=pipeline,
+                answers=answers,
+                endpoint=endpoint,
+                timeout=timeout,
+                metrics=chosen,
             )
             if isinstance(source, AnswersFilePipeline):
                 check_answers_match(eval_cases, source, cases_path)
