@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ragmeter.diagnosis import diagnose
+from ragmeter.eval_digest import eval_set_digest
 from ragmeter.judges.base import (
     METRICS,
     ChunkVerdict,
@@ -86,6 +87,13 @@ def run(
         diagnosis=diagnose(summary),
         cases=list(cases),
     )
+
+
+def stamped(result: RunResult) -> RunResult:
+    """`result` with the eval-set digest a run records (:func:`run` leaves it out, as files
+    written before ragmeter kept one)."""
+    result.run.cases_digest = eval_set_digest(result.cases)
+    return result
 
 
 def uniform_run(

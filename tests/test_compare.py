@@ -118,3 +118,67 @@ def test_disjoint_eval_sets_are_never_comparable_and_edited_cases_are_not_paired
     comparison = compare_runs(base, new)
     assert comparison.changed_cases == ["a"]
     assert comparison.metrics["faithfulness"].n_paired == 1
+
+
+def _cli(*args):
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_runs_of_eval_sets_whose_contents_differ_are_refused_unless_forced():
+    from factories import stamped
+
+    base = stamped(run([case(c, {"faithfulness": 0.9}) for c in "abc"]))
+    new = run([case(c, {"faithfulness": 0.5}) for c in "abc"])
+    new.cases[0].reference_contexts = ["another passage"]  # same question and reference
+    stamped(new)
+    refused = compare_runs(base, new)
+    assert not refused.comparable and refused.metrics == {}
+    assert refused.problems[0].startswith("eval set contents differ (digest ")
+    forced = compare_runs(base, new, force=True)
+    assert forced.comparable and forced.metrics["faithfulness"].n_paired == 3
+    assert forced.notes == []  # both runs carry a digest
+
+
+def test_a_run_without_a_digest_is_compared_case_by_case_and_says_so():
+    from factories import stamped
+
+    base = run([case(c, {"faithfulness": 0.9}) for c in "ab"])
+    new = stamped(run([case(c, {"faithfulness": 0.9}) for c in "ab"]))
+    comparison = compare_runs(base, new)
+    assert comparison.comparable and comparison.metrics["faithfulness"].n_paired == 2
+    assert comparison.notes == [
+        "the base run carries no eval-set digest (written by an older ragmeter): whether both "
+        "runs are of one eval set is unknown, so a case is paired only where its question and "
+        "reference are the same in both"
+    ]
+
+
+def test_cli_compare_of_another_eval_set_reusing_the_ids_fails(tmp_path):
+    from ragmeter.results import save_run
+
+    save_run(run([case(c, {"faithfulness": 0.5}) for c in "abc"]), tmp_path / "base")
+    other = run([case(c, {"faithfulness": 0.9}, question=f"other {c}?") for c in "abc"])
+    save_run(other, tmp_path / "new")
+    result = _cli("compare", tmp_path / "base", tmp_path / "new")
+    assert result.exit_code == 2
+    assert "error: runs not comparable: no case in common: all 3 shared case ids" in result.output
+
+
+def test_cli_compare_that_pairs_nothing_fails_saying_why(tmp_path):
+    from ragmeter.results import save_run
+
+    save_run(run([case(c, {"faithfulness": 0.9}) for c in "ab"]), tmp_path / "base")
+    save_run(run([case(c, {"answer_relevancy": 0.9}) for c in "ab"]), tmp_path / "new")
+    result = _cli("compare", tmp_path / "base", tmp_path / "new")
+    assert result.exit_code == 2, result.output
+    assert (
+        "error: nothing could be paired: no case was scored in both runs on any of "
+        "context_recall, context_precision, faithfulness, answer_relevancy: of the 2 cases "
+        "the runs share, none has a score on the same metric in both"
+    ) in result.output
+    ok = _cli("compare", tmp_path / "base", tmp_path / "base")
+    assert ok.exit_code == 0, ok.output

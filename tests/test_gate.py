@@ -254,3 +254,133 @@ def test_a_file_from_before_rejudged_cases_were_averaged_loads_rebuilt(tmp_path)
     path.write_text(json.dumps(data))
     with pytest.raises(ResultsError, match=r"summary\.metrics\.faithfulness\."):
         load_run(tmp_path)
+
+
+# A gate passes only on what it checked (issue 30): too few cases for a floor or a paired test
+# fails with the reason, unless `allow_unchecked` is set (then it is skipped with a warning).
+
+
+def test_a_floor_on_one_scored_case_fails_whatever_its_score():
+    from factories import case, run
+
+    for score in (0.0, 1.0):
+        one = run([case("a", {"faithfulness": score, "answer_relevancy": 0.9})])
+        result = gate_run(one)
+        assert not result.passed
+        assert result.failed_kinds == ["unchecked"]
+        line = result.verdicts[2].line
+        assert line == (
+            "FAIL faithfulness: floor check failed: only 1 scored case; a floor needs at least 2"
+        )
+    allowed = gate_run(one, GateSettings(allow_unchecked=True))
+    assert allowed.passed
+    assert _status(allowed)["faithfulness"] == "skip"
+    assert "faithfulness: passed without its floor check (allow_unchecked)" in allowed.warnings
+
+
+def test_a_judged_metric_with_no_scored_case_fails_its_floor():
+    from ragmeter.judges.rules import REFUSAL
+
+    refused = uniform_run(5, {"faithfulness": [REFUSAL] * 5, "answer_relevancy": 0.9})
+    result = gate_run(refused)
+    assert not result.passed
+    assert "only 0 scored cases; a floor needs at least 2" in result.verdicts[2].line
+
+
+def test_a_paired_test_on_one_case_fails():
+    from factories import case, run
+
+    base = run([case("a", {"context_recall": 0.9})])
+    new = run([case("a", {"context_recall": 0.1})])
+    result = gate_run(new, baseline=base)
+    assert not result.passed and result.failed_kinds == ["unchecked"]
+    assert "only 1 case scored in both runs; a paired test needs at least 2" in (
+        result.verdicts[0].line
+    )
+    assert gate_run(new, GateSettings(allow_unchecked=True), baseline=base).passed
+
+
+def test_cli_gate_fails_one_case_unless_allowed_by_flag_or_config(tmp_path):
+    from factories import case, run
+
+    save_run(run([case("a", {"faithfulness": 0.0, "answer_relevancy": 0.9})]), tmp_path / "one")
+    runner = CliRunner()
+    failed = runner.invoke(app, ["gate", str(tmp_path / "one")])
+    assert failed.exit_code == 1, failed.output
+    assert "FAIL faithfulness: floor check failed: only 1 scored case" in failed.output
+    assert failed.output.rstrip().endswith("FAILED: a check had too few cases to run (see above)")
+    flag = runner.invoke(app, ["gate", str(tmp_path / "one"), "--allow-unchecked"])
+    assert flag.exit_code == 0, flag.output
+    assert flag.output.rstrip().endswith("PASSED with warnings (see above)")
+    config = tmp_path / "ragmeter.toml"
+    config.write_text("[gate]\nallow_unchecked = true\n")
+    via_config = runner.invoke(app, ["gate", str(tmp_path / "one"), "--config", str(config)])
+    assert via_config.exit_code == 0, via_config.output
+
+
+# A baseline of another eval set is refused (issue 30), by its contents' digest.
+
+
+def _stamped(scores, *, questions=None, reference_contexts=None):
+    from factories import case, run, stamped
+
+    cases = [case(cid, s, question=(questions or {}).get(cid)) for cid, s in scores.items()]
+    for c in cases:
+        c.reference_contexts = list((reference_contexts or {}).get(c.id, []))
+    return stamped(run(cases))
+
+
+def test_a_baseline_of_another_eval_set_reusing_the_ids_is_refused():
+    scores = {cid: {"faithfulness": 0.9, "answer_relevancy": 0.9} for cid in ("a", "b", "c")}
+    base = _stamped({cid: {"faithfulness": 0.5, "answer_relevancy": 0.9} for cid in scores})
+    other = {cid: f"another question {cid}?" for cid in scores}
+    new = _stamped(scores, questions=other)
+    for with_digests in (True, False):  # a file from before the digest is checked case by case
+        if not with_digests:
+            base.run.cases_digest = new.run.cases_digest = None
+        with pytest.raises(ResultsError, match="all 3 shared case ids hold another question"):
+            gate_run(new, baseline=base)
+        with pytest.raises(ResultsError, match="all 3 shared case ids hold another question"):
+            gate_run(new, baseline=base, force=True)
+    base = _stamped({cid: {"faithfulness": 0.5, "answer_relevancy": 0.9} for cid in scores})
+    # the same questions, other reference contexts: only the digest tells
+    moved = _stamped(scores, reference_contexts={"a": ["another passage"]})
+    with pytest.raises(ResultsError, match=r"eval set contents differ \(digest [0-9a-f]{12} base"):
+        gate_run(moved, baseline=base)
+    forced = gate_run(moved, baseline=base, force=True)
+    assert any(w.startswith("forced: eval set contents differ") for w in forced.warnings)
+    assert {c.n for c in forced.checks if c.kind == "baseline"} == {3}  # a, b, c unchanged
+
+
+def test_without_a_digest_the_gate_pairs_only_unchanged_cases_and_says_so():
+    from factories import case, run
+
+    scores = [0.9, 0.8, 0.85, 0.95]
+    base = run([case(f"c{i}", {"faithfulness": s}) for i, s in enumerate(scores)])
+    new = run(
+        [
+            case(f"c{i}", {"faithfulness": s}, question="edited?" if i == 0 else None)
+            for i, s in enumerate(scores)
+        ]
+    )
+    result = gate_run(new, baseline=base)
+    baseline_check = next(c for c in result.checks if c.kind == "baseline")
+    assert baseline_check.n == 3  # c0's question changed: not paired
+    assert any("neither run carries an eval-set digest" in w for w in result.warnings)
+    two = {"a": {"faithfulness": 0.9}, "b": {"faithfulness": 0.9}}
+    both_stamped = gate_run(_stamped(two), baseline=_stamped(two))
+    assert both_stamped.passed and both_stamped.warnings == []
+
+
+def test_cli_gate_refuses_a_baseline_of_another_eval_set_in_one_line(tmp_path):
+    scores = {cid: {"faithfulness": 0.9, "answer_relevancy": 0.9} for cid in ("a", "b", "c")}
+    save_run(_stamped(scores), tmp_path / "base")
+    other = {cid: f"another question {cid}?" for cid in scores}
+    save_run(_stamped(scores, questions=other), tmp_path / "new")
+    result = CliRunner().invoke(
+        app, ["gate", str(tmp_path / "new"), "--baseline", str(tmp_path / "base")]
+    )
+    assert result.exit_code == 2, result.output
+    assert "PASSED" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "runs of different eval sets" in errors[0]

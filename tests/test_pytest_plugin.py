@@ -140,3 +140,35 @@ def test_the_worst_cases_listed_are_the_worst_by_the_mean_of_repeats():
     )
     lines = [line for line in _worst_lines(rejudged, "faithfulness") if not line.startswith("    ")]
     assert [line.split()[:2] for line in lines] == [["0.50", "a"], ["0.80", "b"]]
+
+
+def test_assertions_on_one_case_fail_as_the_gate_does():
+    """A 1-case run: `assert_mean` and `assert_no_regression` fail like `ragmeter gate`,
+    whatever the score, unless told to allow it."""
+    from factories import case, run
+    from ragmeter.config import GateSettings
+    from ragmeter.gate import gate_run
+    from ragmeter.pytest_plugin import RagmeterRun
+
+    one = run([case("a", {"faithfulness": 1.0, "answer_relevancy": 0.9})])
+    assert not gate_run(one).passed
+    checked = RagmeterRun(one)
+    with pytest.raises(pytest.fail.Exception, match="only 1 scored case; an assertion"):
+        checked.assert_mean("faithfulness", ">=", 0.85)
+    checked.assert_mean("faithfulness", ">=", 0.85, allow_unchecked=True)
+    with pytest.raises(pytest.fail.Exception, match="a paired test needs at least 2"):
+        checked.assert_no_regression(one)
+    checked.assert_no_regression(one, GateSettings(allow_unchecked=True))
+    two = uniform_run(2, {"faithfulness": 0.9, "answer_relevancy": 0.9})
+    RagmeterRun(two).assert_mean("faithfulness", ">=", 0.85)
+
+
+def test_no_regression_refuses_a_baseline_of_another_eval_set():
+    from factories import case, run, stamped
+    from ragmeter._exceptions import ResultsError
+    from ragmeter.pytest_plugin import RagmeterRun
+
+    base = stamped(run([case(c, {"faithfulness": 0.9}) for c in "abc"]))
+    new = run([case(c, {"faithfulness": 0.9}) for c in "abcd"])  # a case added
+    with pytest.raises(ResultsError, match="eval set contents differ"):
+        RagmeterRun(stamped(new)).assert_no_regression(base)

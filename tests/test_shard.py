@@ -82,6 +82,11 @@ def test_three_shards_merge_into_the_unsharded_run(tmp_path: Path, cases: Path) 
     assert comparable(tmp_path / "merged") == comparable(tmp_path / "whole")
     run = load_run(tmp_path / "merged")
     assert run.run.shard is None
+    # every shard records the whole eval set's digest: the merged run's is the unsharded one's
+    digest = load_run(tmp_path / "whole").run.cases_digest
+    assert digest is not None and digest.startswith("sha256:")
+    assert {load_run(d).run.cases_digest for d in shard_dirs} == {digest}
+    assert run.run.cases_digest == digest
     assert run.run.seconds == max(load_run(d).run.seconds or 0 for d in shard_dirs)
     # the merged run gates and reports like any other
     gate = invoke("gate", tmp_path / "merged")
@@ -117,3 +122,38 @@ def test_shards_of_different_runs_or_missing_ones_are_refused(
     assert plain.exit_code == 2 and "not a shard" in plain.output
     for name in ("m1", "m2", "m3", "m4", "m5"):
         assert not (tmp_path / name / "results.json").exists()  # nothing half-written
+
+
+def test_shards_of_another_eval_set_under_the_same_file_name_are_refused(
+    tmp_path: Path, cases: Path
+) -> None:
+    def shard(spec: str) -> Path:
+        out = tmp_path / spec.replace("/", "of")
+        result = invoke("run", "--cases", cases, "--pipeline", PIPELINE, "--shard", spec,
+                        "-o", out, "--no-progress", "--metrics", "faithfulness")
+        assert result.exit_code == 0, result.output
+        return out
+
+    one = shard("1/2")
+    lines = cases.read_text(encoding="utf-8").splitlines()
+    edited = json.loads(lines[0])  # a case of shard 1, judged before the edit
+    edited["question"] = "另一个问题：退款需要多久？"
+    cases.write_text("\n".join([json.dumps(edited, ensure_ascii=False), *lines[1:]]) + "\n",
+                     encoding="utf-8")
+    two = shard("2/2")
+    assert load_run(one).run.cases_file == load_run(two).run.cases_file
+    mixed = invoke("merge", one, two, "-o", tmp_path / "mixed")
+    assert mixed.exit_code == 2, mixed.output
+    assert "a shard of another eval set: its contents' digest is " in mixed.output
+    assert not (tmp_path / "mixed" / "results.json").exists()
+    # shards written before the digest still merge, on the file name, and the run says so
+    for path in (one, two):
+        data = json.loads((path / "results.json").read_text(encoding="utf-8"))
+        del data["run"]["cases_digest"]
+        (path / "results.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    assert load_run(one).run.cases_digest is None
+    old = invoke("merge", one, two, "-o", tmp_path / "old")
+    assert old.exit_code == 0, old.output
+    merged = load_run(tmp_path / "old")
+    assert merged.run.cases_digest is None
+    assert any("no eval-set digest" in w for w in merged.run.warnings)

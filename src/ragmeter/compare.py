@@ -3,13 +3,17 @@
 Only cases scored in both runs are paired (by case id). Differences are new − base, with a
 paired bootstrap interval and a paired sign-flip test, per metric and per category. Runs
 judged by different judges are not comparable unless forced: a score change could be the
-judge's, not the pipeline's.
+judge's, not the pipeline's. Nor are runs whose eval sets' contents differ
+(`run.cases_digest`): a case id names the same question only within one eval set. Forced, or
+when a run predates the digest, a case is paired only when its question and reference are
+the same in both runs.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from .eval_digest import short
 from .explain import explain
 from .noise import case_scores
 from .results import CaseResult, RunResult
@@ -84,6 +88,10 @@ class Comparison(BaseModel):
     only_in_new: list[str] = Field(default_factory=list)
     changed_cases: list[str] = Field(default_factory=list)
     """Ids present in both runs whose question or reference changed (not paired)."""
+    notes: list[str] = Field(default_factory=list)
+    """How the eval sets were matched, when not by their digests (a run predates them)."""
+    nothing_paired: str = ""
+    """Why no case was paired on any metric, when none was; empty otherwise."""
 
 
 def comparability_problems(base: RunResult, new: RunResult) -> tuple[list[str], list[str]]:
@@ -102,8 +110,21 @@ def comparability_problems(base: RunResult, new: RunResult) -> tuple[list[str], 
     base_ids = {c.id for c in base.cases}
     new_ids = {c.id for c in new.cases}
     common = base_ids & new_ids
+    digests = base.run.cases_digest, new.run.cases_digest
     if not common:
         hard.append("no case id in common: these are runs of different eval sets")
+    elif not pairable_ids(base, new):
+        hard.append(
+            f"no case in common: all {len(common)} shared case ids hold another question or "
+            "reference in each run: these are runs of different eval sets"
+        )
+    elif digests[0] and digests[1] and digests[0] != digests[1]:
+        soft.append(
+            f"eval set contents differ (digest {short(digests[0])} base vs {short(digests[1])} "
+            "new): questions, references or reference contexts changed, or cases were added "
+            "or removed; re-run the baseline on this eval set, or pass --force to pair only "
+            "the cases whose question and reference are unchanged"
+        )
     elif len(common) < MIN_OVERLAP * max(len(base_ids), len(new_ids)):
         soft.append(
             f"eval sets differ: only {len(common)} of {len(base_ids)} base and "
@@ -112,10 +133,31 @@ def comparability_problems(base: RunResult, new: RunResult) -> tuple[list[str], 
     return soft, hard
 
 
+def digest_note(base: RunResult, new: RunResult) -> str | None:
+    """What to say when a run carries no eval-set digest (written before ragmeter kept one):
+    the contents are then checked case by case; None when both carry one."""
+    missing = [name for name, run in (("base", base), ("new", new)) if not run.run.cases_digest]
+    if not missing:
+        return None
+    who = "neither run carries an" if len(missing) == 2 else f"the {missing[0]} run carries no"
+    return (
+        f"{who} eval-set digest (written by an older ragmeter): whether both runs are of one "
+        "eval set is unknown, so a case is paired only where its question and reference are "
+        "the same in both"
+    )
+
+
 def _same_case(a: CaseResult, b: CaseResult) -> bool:
     return a.question.strip() == b.question.strip() and (
         a.ground_truth.strip() == b.ground_truth.strip()
     )
+
+
+def pairable_ids(base: RunResult, new: RunResult) -> set[str]:
+    """Ids in both runs whose question and reference are the same in both: the cases that
+    may be paired."""
+    base_by_id = {c.id: c for c in base.cases}
+    return {c.id for c in new.cases if c.id in base_by_id and _same_case(base_by_id[c.id], c)}
 
 
 def paired_scores(
@@ -205,15 +247,20 @@ def compare_runs(
     new_by_id = {c.id: c for c in new.cases}
     result.only_in_base = [i for i in base_by_id if i not in new_by_id]
     result.only_in_new = [i for i in new_by_id if i not in base_by_id]
-    result.changed_cases = [
-        i for i in new_by_id if i in base_by_id and not _same_case(base_by_id[i], new_by_id[i])
-    ]
+    paired = pairable_ids(base, new)
+    result.changed_cases = [i for i in new_by_id if i in base_by_id and i not in paired]
+    if note := digest_note(base, new):
+        result.notes.append(note)
     if not result.comparable:
         return result
-    paired = {i for i in new_by_id if i in base_by_id} - set(result.changed_cases)
     for metric in metrics:
         _, b, n = paired_scores(base, new, metric, ids=paired)
         result.metrics[metric] = diff_metric(b, n, metric, confidence=confidence)
+    if not any(d.n_paired for d in result.metrics.values()):
+        result.nothing_paired = (
+            f"no case was scored in both runs on any of {', '.join(metrics)}: of the "
+            f"{len(paired)} cases the runs share, none has a score on the same metric in both"
+        )
     categories = sorted({new_by_id[i].category for i in paired})
     for category in categories:
         ids = {i for i in paired if new_by_id[i].category == category}
@@ -254,5 +301,7 @@ __all__ = [
     "comparability_problems",
     "compare_runs",
     "diff_metric",
+    "digest_note",
+    "pairable_ids",
     "paired_scores",
 ]

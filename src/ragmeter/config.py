@@ -122,6 +122,9 @@ class GateSettings(BaseModel):
     """Family-wise error rate across the metrics tested together (between 0 and 1)."""
     baseline: str | None = None
     """Path of the baseline results file."""
+    allow_unchecked: bool = False
+    """Let a floor or baseline check with fewer than 2 cases to test be skipped (with a
+    warning) instead of failing the gate (`gate --allow-unchecked`)."""
 
     @field_validator("floors", mode="after")
     @classmethod

@@ -115,9 +115,12 @@ def run_and_save(
     metrics: tuple[MetricName, ...] = METRICS,
     overwrite: bool = False,
     shard: str | None = None,
+    cases_digest: str | None = None,
 ) -> RunResult:
     """Run, judge and write `out_dir/results.json` atomically; return the run (`shard`:
-    the `I/N` the cases are, recorded for `ragmeter merge`).
+    the `I/N` the cases are, recorded for `ragmeter merge` with `cases_digest`, the whole
+    eval set's :func:`~ragmeter.eval_digest.eval_set_digest`; without it the digest is that
+    of `cases`).
 
     `out_dir` (or its results.json) is checked before any work; an existing run there is
     replaced only with `overwrite`. Ctrl-C raises RunInterrupted and writes nothing; so does a
@@ -128,7 +131,12 @@ def run_and_save(
     out_dir = prepare_out_dir(out_dir, overwrite=overwrite)
     judge = ensure_judge(judge or build_judge(settings))
     pipeline = ensure_pipeline(pipeline)  # a bare one gets the default timeout, name and aclose
-    info = RunInfo(cases_file=cases_file, pipeline=pipeline_name or pipeline.name, shard=shard)
+    info = RunInfo(
+        cases_file=cases_file,
+        cases_digest=cases_digest,
+        pipeline=pipeline_name or pipeline.name,
+        shard=shard,
+    )
 
     # Each case goes to disk as it is judged (next to results.json, unnamed, gone with the
     # run); the summary, the report and results.json read them back one at a time.

@@ -11,9 +11,11 @@ class ExitCode(IntEnum):
     OK = 0
     """Every metric was measured (run), or no regression (gate)."""
     FAILED = 1
-    """The gate failed: a regression, a floor breach or a metric it could not measure."""
+    """The gate failed: a regression, a floor breach, a metric it could not measure, or a
+    check with too few cases to run."""
     USAGE = 2
-    """A file, option or configuration could not be used; nothing was written."""
+    """A file, option or configuration could not be used; nothing was written. For `gate`
+    and `compare`: runs that cannot be compared (another judge or eval set, nothing paired)."""
     INCOMPLETE = 3
     """Results were written, but a metric has too few scored cases to count as measured."""
     BUDGET = 4

@@ -25,6 +25,12 @@ tested together (each family at error rate `alpha`). When cases were re-judged
 (`--repeats K`) each case counts with the mean of its K judgements, which shrinks judge noise;
 the resampling over cases carries what remains.
 A threshold within two noise standard deviations of the estimate is reported as a warning.
+
+The gate passes only on what it checked: a floor or a paired test with fewer than
+`MIN_CHECKED` cases to test fails, saying so (unless `allow_unchecked` is set, when it is
+skipped with a warning). A baseline of another eval set (`run.cases_digest` differs) is
+refused like one of another judge; forced, or when a run predates the digest, a case is
+paired only when its question and reference are the same in both runs.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ._exceptions import ResultsError
-from .compare import comparability_problems, paired_scores
+from .compare import comparability_problems, digest_note, pairable_ids, paired_scores
 from .config import GateSettings
 from .health import DEFAULT_MIN_SCORED_SHARE, metric_health
 from .noise import NoiseSummary, case_scores, in_noise_band, measure_noise
@@ -52,6 +58,10 @@ from .stats import (
 from .vocabulary import METRICS, MetricName
 
 Status = Literal["pass", "fail", "skip"]
+
+MIN_CHECKED = 2
+"""Fewest cases a floor or a paired test is run on; with fewer the check fails (or, with
+`allow_unchecked`, is skipped with a warning)."""
 
 
 class GateCheck(BaseModel):
@@ -80,7 +90,7 @@ class GateCheck(BaseModel):
     noise_sd: float | None = None
     """Standard deviation of the estimate due to judge noise, when measured."""
     reason: str = ""
-    """Why it was skipped, or why a `measured` check failed."""
+    """Why it was skipped or could not be run, or why a `measured` check failed."""
 
 
 class MetricVerdict(BaseModel):
@@ -96,7 +106,8 @@ class GateResult(BaseModel):
 
     passed: bool
     failed_kinds: list[str] = Field(default_factory=list)
-    """Kinds of the failed checks (`measured`, `floor`, `baseline`), for the closing line."""
+    """Kinds of the failed checks (`measured`, `floor`, `baseline`, or `unchecked` for a
+    floor or baseline check with too few cases to run), for the closing line."""
     alpha: float
     margin: float
     baseline: str | None = None
@@ -116,13 +127,27 @@ def _noise_sd(noise: NoiseSummary | None, metric: MetricName) -> float:
     return stats.noise_floor / math.sqrt(max(1, stats.repeats))
 
 
+def _too_few(check: GateCheck, allow: bool, what: str) -> None:
+    """Fail `check`, which has too few cases to run (or skip it when `allow`)."""
+    check.status = "skip" if allow else "fail"
+    check.reason += f"; {what} needs at least {MIN_CHECKED}" + (
+        " (allowed: allow_unchecked is set)" if allow else ""
+    )
+
+
 def _floor_check(
-    run: RunResult, metric: MetricName, floor: float, noise: NoiseSummary | None, average: bool
+    run: RunResult,
+    metric: MetricName,
+    floor: float,
+    noise: NoiseSummary | None,
+    average: bool,
+    allow: bool,
 ) -> tuple[GateCheck, list[float]]:
     values = list(case_scores(run, metric, average_repeats=average).values())
     check = GateCheck(metric=metric, kind="floor", threshold=floor, tested=floor, n=len(values))
-    if len(values) < 2:
+    if len(values) < MIN_CHECKED:
         check.reason = f"only {counted(len(values), 'scored case')}"
+        _too_few(check, allow, "a floor")
         return check, values
     check.estimate = mean(values)
     check.noise_sd = _noise_sd(noise, metric) or None
@@ -136,15 +161,19 @@ def _baseline_check(
     margin: float,
     noises: tuple[NoiseSummary | None, NoiseSummary | None],
     average: bool,
+    ids: set[str],
+    allow: bool,
 ) -> tuple[GateCheck, list[float]]:
-    _, b, n = paired_scores(base, new, metric, average_repeats=average)
+    _, b, n = paired_scores(base, new, metric, ids=ids, average_repeats=average)
     diffs = [y - x for x, y in zip(b, n, strict=True)]
     check = GateCheck(metric=metric, kind="baseline", threshold=-margin, tested=0.0, n=len(diffs))
-    if len(diffs) < 2:
+    if len(diffs) < MIN_CHECKED:
         check.reason = f"only {counted(len(diffs), 'case')} scored in both runs"
-        if len(case_scores(new, metric, average_repeats=False)) >= 2:  # the baseline lacks them
-            check.status = "fail"
+        # The new run has the cases, the baseline lacks them: never allowed.
+        broken = len(case_scores(new, metric, average_repeats=False)) >= MIN_CHECKED
+        if broken:
             check.reason += ": the baseline cannot be compared; promote a complete run"
+        _too_few(check, allow and not broken, "a paired test")
         return check, diffs
     check.estimate = mean(diffs)
     noise = math.hypot(_noise_sd(noises[0], metric), _noise_sd(noises[1], metric))
@@ -172,6 +201,8 @@ def gate_run(
         soft, hard = comparability_problems(baseline, new)
         if hard or (soft and not force):
             raise ResultsError("baseline not comparable: " + "; ".join(hard + soft))
+    paired = pairable_ids(baseline, new) if baseline is not None else set()
+    allow = settings.allow_unchecked
     noise_new = measure_noise(new)
     noise_base = measure_noise(baseline) if baseline is not None else None
     average = noise_new is not None or noise_base is not None
@@ -186,12 +217,15 @@ def gate_run(
             samples.append([])
             continue
         if metric in settings.floors:
-            check, values = _floor_check(new, metric, settings.floors[metric], noise_new, average)
+            check, values = _floor_check(
+                new, metric, settings.floors[metric], noise_new, average, allow
+            )
             checks.append(check)
             samples.append(values)
         if baseline is not None:
+            noises = (noise_base, noise_new)
             check, values = _baseline_check(
-                baseline, new, metric, settings.margin, (noise_base, noise_new), average
+                baseline, new, metric, settings.margin, noises, average, paired, allow
             )
             checks.append(check)
             samples.append(values)
@@ -219,7 +253,7 @@ def gate_run(
 
     result = GateResult(
         passed=not any(c.status == "fail" for c in checks),
-        failed_kinds=sorted({c.kind for c in checks if c.status == "fail"}),
+        failed_kinds=sorted({_failed_kind(c) for c in checks if c.status == "fail"}),
         alpha=settings.alpha,
         margin=settings.margin,
         baseline=baseline_source,
@@ -229,6 +263,13 @@ def gate_run(
     if baseline is not None and force:
         soft, _ = comparability_problems(baseline, new)
         result.warnings.extend(f"forced: {p}" for p in soft)
+    if baseline is not None and (note := digest_note(baseline, new)):
+        result.warnings.append(note)
+    result.warnings.extend(
+        f"{c.metric}: passed without its {c.kind} check (allow_unchecked)"
+        for c in checks
+        if c.status == "skip" and c.kind != "measured"
+    )
     for check in checks:
         if (
             check.kind == "floor"
@@ -257,6 +298,11 @@ def gate_run(
         mine = [c for c in checks if c.metric == metric]
         result.verdicts.append(_verdict(metric, mine))
     return result
+
+
+def _failed_kind(check: GateCheck) -> str:
+    """The failed check's kind for the closing line; `unchecked` when it had too few cases."""
+    return "unchecked" if check.kind != "measured" and check.bound is None else check.kind
 
 
 def _measured_check(metric: MetricName, health: MetricHealth | None) -> GateCheck:

@@ -112,13 +112,19 @@ class RagmeterRun:
         stats = self.result.summary.metrics.get(metric)
         return None if stats is None else stats.mean
 
-    def assert_mean(self, metric: str, op: str, value: float) -> None:
+    def assert_mean(
+        self, metric: str, op: str, value: float, *, allow_unchecked: bool = False
+    ) -> None:
         """Assert the mean of `metric` compares to `value` with `op` (>=, >, <=, <, ==).
 
         Fails, whatever the mean, when the metric was scored on too few of the cases it
-        applies to (`min_scored_share`), showing why the others could not be scored.
+        applies to (`min_scored_share`), showing why the others could not be scored, and, as
+        `ragmeter gate` fails a floor, when fewer than 2 cases were scored (unless
+        `allow_unchecked`).
         """
+        from .gate import MIN_CHECKED
         from .health import metric_health
+        from .plural import counted
         from .vocabulary import METRICS
 
         if op not in _OPS:
@@ -129,11 +135,20 @@ class RagmeterRun:
         share = self.result.health.min_scored_share if self.result.health else 0.9
         health = metric_health(self.result.summary, metric, share)
         measured = health is not None and health.ok
-        if mean is not None and measured and _OPS[op](mean, value):
-            return
         stats = self.result.summary.metrics.get(metric)
+        too_few = (stats.n_scored if stats else 0) < MIN_CHECKED and not allow_unchecked
+        if mean is not None and measured and not too_few and _OPS[op](mean, value):
+            return
         ci = f" (95% CI [{stats.ci[0]:.3f}, {stats.ci[1]:.3f}])" if stats and stats.ci else ""
         shown = "no scored case" if mean is None else f"{mean:.3f}{ci}"
+        if measured and mean is not None and too_few:
+            scored = stats.n_scored if stats else 0
+            pytest.fail(
+                f"{metric} mean {shown} was not checked: only {counted(scored, 'scored case')}; "
+                f"an assertion on a mean needs at least {MIN_CHECKED} (add cases, or pass "
+                "allow_unchecked=True)",
+                pytrace=False,
+            )
         message = [f"{metric} mean {shown} is not {op} {value}"]
         if measured:
             message += ["worst cases:", *_worst_lines(self.result, metric)]
@@ -155,7 +170,11 @@ class RagmeterRun:
         *,
         force: bool = False,
     ) -> None:
-        """Run the regression gate against `baseline`; fail listing the regressed cases."""
+        """Run the regression gate against `baseline`; fail listing the regressed cases.
+
+        Fails as `ragmeter gate` does: on a check with too few cases to run too (unless
+        `settings.allow_unchecked`), and refuses a baseline of another eval set (its contents'
+        digest differs) unless `force`."""
         from .compare import compare_runs
         from .gate import gate_run
         from .results import load_run

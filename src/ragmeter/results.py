@@ -287,6 +287,11 @@ class RunInfo(BaseModel):
 
     cases_file: str = ""
     """Eval set the run used."""
+    cases_digest: str | None = None
+    """`sha256:<hex>` of the whole eval set's contents (ids, questions, references, turns,
+    reference contexts; :mod:`ragmeter.eval_digest`), a shard's included: `gate`, `compare`
+    and `merge` refuse runs whose digests differ. None in files from before it (unknown:
+    their cases are then checked one by one)."""
     pipeline: str = ""
     """Description of the pipeline (adapter and target, demo variant...)."""
     started_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())

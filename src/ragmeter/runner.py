@@ -12,6 +12,7 @@ from ._gc import fewer_collections
 from ._version import __version__
 from .cases import Case, case_lang
 from .diagnosis import diagnose
+from .eval_digest import case_digest, combine
 from .health import DEFAULT_MIN_SCORED_SHARE, assess_run
 from .judges.base import Judge, MinimalJudge, ensure_judge
 from .judges.rules import empty_answer_result
@@ -216,9 +217,12 @@ async def evaluate_async(
         window = len(cases) if judge.in_rounds else max(16, JUDGE_WINDOW * concurrency)
     window = max(1, window)
     running: set[asyncio.Task[None]] = set()
+    digests: list[str] | None = None if info is not None and info.cases_digest else []
     try:
         with fewer_collections():  # judge replies are many short-lived objects (see _gc)
             for index, case in enumerate(cases):
+                if digests is not None:  # read here: a .jsonl eval set is read from disk
+                    digests.append(case_digest(case))
                 if len(running) >= window:
                     finished, running = await asyncio.wait(
                         running, return_when=asyncio.FIRST_COMPLETED
@@ -235,6 +239,8 @@ async def evaluate_async(
         raise
     thresholds = {**DEFAULT_FAIL_THRESHOLDS, **(thresholds or {})}
     info = info or RunInfo()
+    if digests is not None:
+        info.cases_digest = combine(digests)
     info.seconds = round(time.perf_counter() - started, 3)
     info.ragmeter_version = __version__
     info.thresholds = dict(thresholds.items())  # keyed by str in RunInfo

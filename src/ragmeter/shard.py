@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from ._exceptions import ConfigError, ResultsError
+from .eval_digest import short
 from .results import RunResult
 from .runner import assemble_run
 from .vocabulary import METRICS, MetricName
@@ -42,9 +43,10 @@ def merge_shards(runs: Sequence[tuple[str, RunResult]]) -> RunResult:
     """One run from its shards (`(where it was read, run)` pairs, any order).
 
     Refused with the file named: a run that is not a shard, shards of different sizes N,
-    a shard missing or given twice, a different judge, eval set, pipeline, metric set,
-    thresholds or targets. The merged run's time is the longest shard's (they ran side by
-    side), its judge spend the sum, its warnings each shard's once."""
+    a shard missing or given twice, a different judge, eval set (its contents' digest, and
+    its file name), pipeline, metric set, thresholds or targets. The merged run's time is the
+    longest shard's (they ran side by side), its judge spend the sum, its warnings each
+    shard's once (and a warning when the shards predate the digest)."""
     if not runs:
         raise ConfigError("merge: no shard given")
     shards: dict[int, tuple[str, RunResult]] = {}
@@ -68,6 +70,7 @@ def merge_shards(runs: Sequence[tuple[str, RunResult]]) -> RunResult:
     for index in range(2, count + 1):
         where, run = shards[index]
         _same(where, first_where, "judge", run.judge.key(), first.judge.key())
+        _same_eval_set(where, first_where, run, first)
         _same(where, first_where, "run.cases_file", run.run.cases_file, first.run.cases_file)
         _same(where, first_where, "run.pipeline", run.run.pipeline, first.run.pipeline)
         _same(where, first_where, "run.thresholds", run.run.thresholds, first.run.thresholds)
@@ -97,7 +100,25 @@ def merge_shards(runs: Sequence[tuple[str, RunResult]]) -> RunResult:
     info.seconds = max(seconds) if seconds else None
     info.warnings = list(dict.fromkeys(w for _, run in shards.values() for w in run.run.warnings))
     info.judge_stats = _summed([run.run.judge_stats for _, run in shards.values()])
+    if info.cases_digest is None:
+        info.warnings.append(
+            "the shards carry no eval-set digest (written by an older ragmeter): they were "
+            "matched by the eval set's file name only"
+        )
     return assemble_run(first.judge, info, cases, metrics, thresholds, targets, _share(first))
+
+
+def _same_eval_set(where: str, first_where: str, run: RunResult, first: RunResult) -> None:
+    """Refuse a shard of another eval set's contents, whatever its file is called."""
+    mine, theirs = run.run.cases_digest, first.run.cases_digest
+    if mine != theirs:
+        shown = [short(d) if d else "none (an older ragmeter)" for d in (mine, theirs)]
+        name = run.run.cases_file
+        named = f" (both name {name!r})" if name and name == first.run.cases_file else ""
+        raise ResultsError(
+            f"{where}: a shard of another eval set: its contents' digest is {shown[0]} but "
+            f"{first_where} has {shown[1]}{named}; only shards of one run merge"
+        )
 
 
 def _share(run: RunResult) -> float | None:

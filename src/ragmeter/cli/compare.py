@@ -29,7 +29,10 @@ def compare(
 
     Shows each metric's paired difference with a bootstrap interval and a sign-flip test, per
     category, the regressed and improved cases worst first with the judge's evidence, and
-    claims whose verdict changed. Exit code 0; 2 when the runs cannot be loaded or compared.
+    claims whose verdict changed. Runs of eval sets whose contents differ (their digests) are
+    refused unless --force; forced, only cases whose question and reference are unchanged are
+    paired. Exit code 0; 2 when the runs cannot be loaded or compared, or no case could be
+    paired.
     """
     as_json = wants_json(output_format, legacy_json)
     from ..compare import compare_runs
@@ -43,6 +46,8 @@ def compare(
         typer.echo(json.dumps(comparison.model_dump(mode="json"), ensure_ascii=False, indent=2))
     if not comparison.comparable:
         fail("runs not comparable: " + "; ".join(comparison.problems))
+    if comparison.nothing_paired:
+        fail("nothing could be paired: " + comparison.nothing_paired)
     if not as_json:
         from ..report.terminal import render_comparison
 

@@ -26,7 +26,16 @@ def gate(
     margin: float = typer.Option(None, "--margin", help="Tolerated drop against the baseline."),
     alpha: float = typer.Option(None, "--alpha", help="Family-wise false-alarm rate."),
     force: bool = typer.Option(
-        False, "--force", help="Compare with the baseline even when the judges differ."
+        False,
+        "--force",
+        help="Compare with the baseline even when the judges or the eval sets' contents differ "
+        "(only cases whose question and reference are unchanged are paired).",
+    ),
+    allow_unchecked: bool = typer.Option(
+        False,
+        "--allow-unchecked",
+        help="Skip (with a warning), not fail, a floor or baseline check with fewer than 2 "
+        "cases to test (`allow_unchecked` in the [gate] table).",
     ),
     output_format: FormatOpt = OutputFormat.text,
     legacy_json: LegacyJsonOpt = False,
@@ -36,10 +45,13 @@ def gate(
     First checks every metric was measured (scored on at least `min_scored_share` of the
     cases it applies to: a metric nothing could score FAILS, never skips); then each metric's
     floor (`floors` in the \\[gate] table) and, with a baseline, the paired drop against it
-    (`margin`), all at a family-wise error rate `alpha` (Holm).
+    (`margin`), all at a family-wise error rate `alpha` (Holm). A floor or paired test with
+    fewer than 2 cases to test FAILS too, unless --allow-unchecked. A baseline of an eval
+    set whose contents differ (another digest) is refused unless --force.
 
-    Exit codes: 0 passed; 1 failed (a metric not measured, below its floor, or a real
-    regression); 2 a run cannot be loaded or the baseline is not comparable.
+    Exit codes: 0 passed; 1 failed (a metric not measured, below its floor, a real
+    regression, or a check with too few cases); 2 a run cannot be loaded or the baseline is
+    not comparable (another judge or eval set).
     """
     as_json = wants_json(output_format, legacy_json)
     from ..config import load_settings
@@ -56,6 +68,8 @@ def gate(
             if not 0 < alpha < 1:
                 fail(f"--alpha {alpha:g}: must be between 0 and 1 (a rate, e.g. 0.05)")
             settings.alpha = alpha
+        if allow_unchecked:
+            settings.allow_unchecked = True
         run = load_run(new)
         base_path = baseline or (Path(settings.baseline) if settings.baseline else None)
         base = None

@@ -137,6 +137,7 @@ def run(
     from ..api import parse_metrics
     from ..cases import Case, open_cases
     from ..config import SettingsOverrides
+    from ..eval_digest import eval_set_digest
     from ..pipeline import AnswersFilePipeline, Pipeline
     from ..shard import parse_shard, select_shard
     from .output import finish_run, print_dry_run, print_report
@@ -188,9 +189,10 @@ def run(
             )
             if isinstance(source, AnswersFilePipeline):
                 check_answers_match(eval_cases, source, cases_path)
-        shard_label = None
+        shard_label = digest = None
         if shard is not None:
             index, count = parse_shard(shard)
+            digest = eval_set_digest(eval_cases)  # the whole set's, as `merge` checks it
             eval_cases = select_shard(eval_cases, index, count)
             shard_label = f"{index}/{count}"
         if dry_run:
@@ -211,6 +213,7 @@ def run(
             metrics=chosen,
             overwrite=overwrite,
             shard=shard_label,
+            cases_digest=digest,
         )
     print_report(result, max_failures=max_failures)
     finish_run(result, api.results_path(out_dir))

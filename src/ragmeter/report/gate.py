@@ -9,6 +9,7 @@ _FAILURE_WORDS = {
     "measured": "a metric was not measured",
     "floor": "below a floor",
     "baseline": "a real regression against the baseline",
+    "unchecked": "a check had too few cases to run",
 }
 
 

@@ -299,6 +299,8 @@ def render_comparison(comparison: Comparison, console: Console, *, limit: int = 
     and the cases not paired."""
     for problem in comparison.problems:
         console.print(f"[yellow]warning:[/yellow] {escape(printable(problem))}")
+    for note in comparison.notes:
+        console.print(f"note: {escape(printable(note))}")
     conf = f"{100 * comparison.confidence:.0f}%"
     table = Table(
         title=f"new − base, paired over cases scored in both ({conf} paired bootstrap interval)",
