@@ -61,6 +61,36 @@ def test_regressed_cases_worst_first_with_evidence_and_one_sided_cases():
     assert comparison.metrics["faithfulness"].n_paired == 3
 
 
+def test_each_change_says_whose_evidence_it_shows():
+    base = run(
+        [
+            case("up", {"faithfulness": 0.2}, claims=[("It costs $5.", "contradicted")]),
+            case("down", {"faithfulness": 1.0}),
+        ]
+    )
+    new = run(
+        [
+            case("up", {"faithfulness": 1.0}),
+            case("down", {"faithfulness": 0.3}, claims=[("It is free.", "contradicted")]),
+        ]
+    )
+    comparison = compare_runs(base, new)
+    [up], [down] = comparison.improved, comparison.regressed
+    assert up.evidence_from == "base" and any("It costs $5." in e for e in up.evidence)
+    assert up.evidence_title == "why the base run scored it 0.20"
+    assert down.evidence_from == "new" and down.evidence_title == "why the new run scored it 0.30"
+
+    from rich.console import Console
+
+    from ragmeter.report.terminal import render_comparison
+
+    console = Console(record=True, width=200)
+    render_comparison(comparison, console)
+    text = console.export_text()
+    assert "why the base run scored it 0.20:" in text
+    assert "why the new run scored it 0.30:" in text
+
+
 def test_unscored_cases_are_not_paired():
     base = run([case("a", {"faithfulness": 1.0}), case("b", {"faithfulness": "refusal"})])
     new = run([case("a", {"faithfulness": 0.5}), case("b", {"faithfulness": 0.1})])

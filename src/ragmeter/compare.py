@@ -11,6 +11,8 @@ the same in both runs.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from .eval_digest import short
@@ -55,6 +57,14 @@ class CaseChange(BaseModel):
     diff: float
     evidence: list[str] = Field(default_factory=list)
     """Why the new run scored as it did (for regressions) or the base did (improvements)."""
+    evidence_from: Literal["base", "new"] = "new"
+    """Whose evidence `evidence` is: the run with the lower score."""
+
+    @property
+    def evidence_title(self) -> str:
+        """What the evidence explains, for a reader: which run scored it lower."""
+        score = self.base if self.evidence_from == "base" else self.new
+        return f"why the {self.evidence_from} run scored it {score:.2f}"
 
 
 class ClaimChange(BaseModel):
@@ -284,6 +294,7 @@ def compare_runs(
                 new=after,
                 diff=after - before,
                 evidence=explain(cur if worse else old, metric),
+                evidence_from="new" if worse else "base",
             )
             (result.regressed if worse else result.improved).append(change)
         result.claim_changes.extend(claim_changes(old, cur))

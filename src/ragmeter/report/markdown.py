@@ -105,7 +105,9 @@ def _comparison(comparison: Comparison) -> list[str]:
                 f"- {md_code(change.case_id, 60)} {change.metric} {change.base:.2f} → "
                 f"{change.new:.2f} ({change.diff:+.2f}): {md_escape(change.question, 100)}"
             )
-            lines.extend(f"  - {md_escape(e, 160)}" for e in change.evidence[:2])
+            if change.evidence:
+                lines.append(f"  - {change.evidence_title}:")
+            lines.extend(f"    - {md_escape(e, 160)}" for e in change.evidence[:2])
     if comparison.improved:
         lines.append("")
         lines.append(f"Improved cases: {len(comparison.improved)}.")

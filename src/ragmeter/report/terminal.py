@@ -351,6 +351,8 @@ def render_comparison(comparison: Comparison, console: Console, *, limit: int = 
                 markup=True,
                 highlight=False,
             )
+            if change.evidence:
+                console.print(f"    {change.evidence_title}:", style="dim", highlight=False)
             for line in change.evidence[:3]:
                 console.print(f"    • {printable(line)}", markup=False, highlight=False)
         if len(changes) > limit:
