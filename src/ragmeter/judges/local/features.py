@@ -135,3 +135,28 @@ def edit_distance(a: str, b: str) -> int:
                 cur[j] = min(cur[j], prev2[j - 2] + 1)
         prev2, prev = prev, cur
     return prev[-1]
+
+
+MISSING_SHOWN = 4
+"""Key words a reason names at most."""
+
+
+def missing_words(text: str, lang: Lang, present: frozenset[str]) -> list[str]:
+    """The readable words of `text` whose keys (`statement_keys`) are not in `present` (keys
+    of a passage, or of every chunk), in the order they appear: English content words as
+    written (their stems are what is matched), Chinese words of two or more characters with a
+    character bigram missing, and ASCII words among Chinese."""
+    keys = statement_keys(text, lang)
+    found: list[str] = []
+    for token in tokenize(text, lang):
+        if is_stopword(token) or _is_number(token) or token in found:
+            continue
+        if _CJK_RE.match(token):  # a one-character word is too weak a clue to name
+            wanted = [g for g in char_ngrams(token, 2) if g in keys] if len(token) > 1 else []
+            if any(g not in present for g in wanted):
+                found.append(token)
+        else:
+            key = token if lang != "en" else next(iter(content_words(token, "en")), token)
+            if key in keys and key not in present:
+                found.append(token)
+    return found
