@@ -17,7 +17,10 @@ class Failure:
     case: CaseResult
     metric: MetricName
     score: float
+    pass_mark: float
+    """The metric's per-case pass mark the score is under (the run's `thresholds`)."""
     reasons: list[str]
+    """The evidence, led by what pulled the score under the pass mark (`explain.shortfall`)."""
 
 
 def collect_failures(run: RunResult, metrics: tuple[MetricName, ...] = METRICS) -> list[Failure]:
@@ -45,7 +48,9 @@ def worst_failures(
     failures = []
     for score, metric_index, _, index in shown:
         case, metric = run.cases[index], METRICS[metric_index]
-        failures.append(Failure(case, metric, score, explain(case, metric, run.judge)))
+        mark = run.run.thresholds[metric]  # a case fails only against its metric's pass mark
+        reasons = explain(case, metric, run.judge, pass_mark=mark)
+        failures.append(Failure(case, metric, score, mark, reasons))
     return failures, total
 
 

@@ -138,7 +138,9 @@ def render_markdown(report: ReportInputs) -> str:
     lines += [*_summary_table(run, report.noise), ""]
     lines += ["### Diagnosis", "", f"**{md_escape(run.diagnosis.headline)}**", ""]
     for finding in run.diagnosis.findings:
-        icon = {"fix-first": "🔴", "weak": "🟡", "ok": "🟢"}.get(finding.severity, "⚪")
+        icon = {"fix-first": "🔴", "weak": "🟡", "ok": "🟢", "indicative": "❔"}.get(
+            finding.severity, "⚪"
+        )
         lines.append(f"- {icon} {finding.stage}: {md_escape(finding.message)}")
         if finding.advice and finding.severity in ("fix-first", "weak"):
             lines.append(f"  - try: {md_escape(finding.advice)}")
@@ -146,7 +148,7 @@ def render_markdown(report: ReportInputs) -> str:
     if report.comparison is not None:
         lines += _comparison(report.comparison)
     failures, total = worst_failures(run, report.max_failures)
-    lines.append(f"### Failed cases ({total} case × metric below threshold)")
+    lines.append(f"### Failed cases ({total} case × metric under its pass mark)")
     lines.append("")
     if total:
         lines.append("<details><summary>Worst first</summary>")
@@ -154,7 +156,8 @@ def render_markdown(report: ReportInputs) -> str:
         for failure in failures:
             case = failure.case
             lines.append(
-                f"- **{failure.score:.2f}** {failure.metric} · {md_code(case.id, 60)} "
+                f"- **{failure.score:.2f}** {failure.metric} < pass mark {failure.pass_mark:.2f} · "
+                f"{md_code(case.id, 60)} "
                 f"\\[{md_escape(case.category)}\\] {md_escape(case.question, 120)}"
             )
             if failure.metric != "context_recall" and case.answer:
