@@ -122,6 +122,10 @@ class GateSettings(BaseModel):
     """Family-wise error rate across the metrics tested together (between 0 and 1)."""
     baseline: str | None = None
     """Path of the baseline results file."""
+    enforce_indicative: bool = False
+    """Fail on the floor of a metric whose judge agrees with people near chance (indicative
+    only, :mod:`ragmeter.indicative`) as on any other; by default it only warns
+    (`ragmeter gate --enforce-indicative`). Regressions against the baseline fail either way."""
 
     @field_validator("floors", mode="after")
     @classmethod

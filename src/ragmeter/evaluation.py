@@ -163,9 +163,6 @@ def run_and_save(
             else ""
         )
         raise RunInterrupted(f"interrupted: nothing written{kept}") from None
-    from .calibrate import calibration_notes
-
-    result.run.calibration = calibration_notes(result.judge)
     save_run(result, out_dir)
     return result
 

@@ -25,6 +25,10 @@ tested together (each family at error rate `alpha`). When cases were re-judged
 (`--repeats K`) each case counts with the mean of its K judgements, which shrinks judge noise;
 the resampling over cases carries what remains.
 A threshold within two noise standard deviations of the estimate is reported as a warning.
+
+A floor on an *indicative-only* metric (the run's judge agrees with people near chance on it:
+:mod:`ragmeter.indicative`) that the mean is significantly under warns instead of failing,
+unless `enforce_indicative` is set; baseline checks on it are unchanged.
 """
 
 from __future__ import annotations
@@ -51,7 +55,9 @@ from .stats import (
 )
 from .vocabulary import METRICS, MetricName
 
-Status = Literal["pass", "fail", "skip"]
+Status = Literal["pass", "fail", "warn", "skip"]
+"""`warn`: a floor the mean is significantly under, on an indicative-only metric (its judge
+agrees with people near chance) whose floor is not enforced: reported, not failed."""
 
 
 class GateCheck(BaseModel):
@@ -81,6 +87,9 @@ class GateCheck(BaseModel):
     """Standard deviation of the estimate due to judge noise, when measured."""
     reason: str = ""
     """Why it was skipped, or why a `measured` check failed."""
+    indicative: str = ""
+    """Why the metric is indicative only (its judge agrees with people near chance), if it is:
+    its floor then warns instead of failing unless `enforce_indicative`."""
 
 
 class MetricVerdict(BaseModel):
@@ -217,6 +226,7 @@ def gate_run(
             material = kind == "floor" or (check.estimate or 0.0) < (check.threshold or 0.0)
             check.status = "fail" if rejected[j] and material else "pass"
 
+    _soften_indicative_floors(checks, new, settings.enforce_indicative)
     result = GateResult(
         passed=not any(c.status == "fail" for c in checks),
         failed_kinds=sorted({c.kind for c in checks if c.status == "fail"}),
@@ -230,6 +240,13 @@ def gate_run(
         soft, _ = comparability_problems(baseline, new)
         result.warnings.extend(f"forced: {p}" for p in soft)
     for check in checks:
+        if check.status == "warn":
+            result.warnings.append(
+                f"{check.metric}: mean {check.estimate:.3f} is below the floor "
+                f"{check.threshold:.2f}, but the metric is indicative only ({check.indicative}); "
+                "not failed: check a few cases by hand, or enforce the floor with "
+                "--enforce-indicative ([gate] enforce_indicative = true)"
+            )
         if (
             check.kind == "floor"
             and check.status == "pass"
@@ -259,6 +276,20 @@ def gate_run(
     return result
 
 
+def _soften_indicative_floors(checks: list[GateCheck], run: RunResult, enforce: bool) -> None:
+    """Mark the floor checks of indicative-only metrics (:mod:`ragmeter.indicative`, read from
+    the run's stored agreement with people); unless `enforce`, a failed one warns instead."""
+    from .indicative import indicative_metrics
+
+    indicative = indicative_metrics(run.run.calibration)
+    for check in checks:
+        if check.kind != "floor" or check.metric not in indicative:
+            continue
+        check.indicative = indicative[check.metric]
+        if check.status == "fail" and not enforce:
+            check.status = "warn"
+
+
 def _measured_check(metric: MetricName, health: MetricHealth | None) -> GateCheck:
     """A failed `measured` check: the metric was not judged, or on too few cases."""
     if health is None:  # the run left the metric out on purpose
@@ -282,8 +313,18 @@ def _describe(check: GateCheck) -> str:
     conf = f"{100 * check.level:.1f}%"
     if check.kind == "floor":
         head = f"mean {check.estimate:.3f} (n={check.n}), {conf} upper bound {check.bound:.3f}"
+        if check.status == "fail" and check.indicative:
+            return (
+                f"{head} < floor {check.threshold:.2f}: below the floor (enforced, though the "
+                "metric is indicative only)"
+            )
         if check.status == "fail":
             return f"{head} < floor {check.threshold:.2f}: below the floor"
+        if check.status == "warn":
+            return (
+                f"{head} < floor {check.threshold:.2f}: below the floor, but indicative only "
+                "(its judge agrees with people near chance), so it warns"
+            )
         if check.estimate < (check.threshold or 0.0):
             return f"{head} ≥ floor {check.threshold:.2f} (below the floor but within noise)"
         return f"{head} ≥ floor {check.threshold:.2f}"
@@ -308,6 +349,8 @@ def _verdict(metric: MetricName, checks: list[GateCheck]) -> MetricVerdict:
         )
     if any(c.status == "fail" for c in checks):
         status: Status = "fail"
+    elif any(c.status == "warn" for c in checks):
+        status = "warn"
     elif any(c.status == "pass" for c in checks):
         status = "pass"
     else:

@@ -28,6 +28,13 @@ def gate(
     force: bool = typer.Option(
         False, "--force", help="Compare with the baseline even when the judges differ."
     ),
+    enforce_indicative: bool | None = typer.Option(
+        None,
+        "--enforce-indicative/--no-enforce-indicative",
+        help="Fail on the floor of a metric whose judge agrees with people near chance "
+        "(indicative only) instead of warning (default: `enforce_indicative` in [gate], off).",
+        show_default=False,
+    ),
     output_format: FormatOpt = OutputFormat.text,
     legacy_json: LegacyJsonOpt = False,
 ) -> None:
@@ -36,7 +43,9 @@ def gate(
     First checks every metric was measured (scored on at least `min_scored_share` of the
     cases it applies to: a metric nothing could score FAILS, never skips); then each metric's
     floor (`floors` in the \\[gate] table) and, with a baseline, the paired drop against it
-    (`margin`), all at a family-wise error rate `alpha` (Holm).
+    (`margin`), all at a family-wise error rate `alpha` (Holm). The floor of a metric whose
+    judge agrees with people near chance (indicative only) warns instead, unless
+    --enforce-indicative.
 
     Exit codes: 0 passed; 1 failed (a metric not measured, below its floor, or a real
     regression); 2 a run cannot be loaded or the baseline is not comparable.
@@ -52,6 +61,8 @@ def gate(
         settings = loaded.gate
         if margin is not None:
             settings.margin = margin
+        if enforce_indicative is not None:
+            settings.enforce_indicative = enforce_indicative
         if alpha is not None:
             if not 0 < alpha < 1:
                 fail(f"--alpha {alpha:g}: must be between 0 and 1 (a rate, e.g. 0.05)")
