@@ -140,3 +140,35 @@ def test_the_worst_cases_listed_are_the_worst_by_the_mean_of_repeats():
     )
     lines = [line for line in _worst_lines(rejudged, "faithfulness") if not line.startswith("    ")]
     assert [line.split()[:2] for line in lines] == [["0.50", "a"], ["0.80", "b"]]
+
+
+def test_an_indicative_metric_under_its_bar_warns_unless_enforced(pytester, tmp_path):
+    from ragmeter.results import CalibrationNote
+
+    near_chance = CalibrationNote(
+        metric="answer_relevancy", measure="Spearman", value=-0.03, ci=(-0.15, 0.07), n=309
+    )
+    weak = uniform_run(40, {"faithfulness": 0.95, "answer_relevancy": 0.3})
+    weak.run.calibration = [near_chance]
+    save_run(weak, tmp_path / "run")
+    pytester.makepyfile(
+        """
+        def test_bar(ragmeter_run):
+            ragmeter_run.assert_mean("answer_relevancy", ">=", 0.8)
+
+        def test_gate(ragmeter_run):
+            ragmeter_run.assert_no_regression(ragmeter_run.result)
+        """
+    )
+    results = f"--ragmeter-results={tmp_path / 'run'}"
+    warned = pytester.runpytest_subprocess(*PLUGIN, results)
+    warned.assert_outcomes(passed=2, warnings=2)
+    out = warned.stdout.str()
+    assert "RagmeterIndicativeWarning: answer_relevancy mean 0.300 (95% CI" in out
+    assert "is not >= 0.8, but answer_relevancy is indicative only" in out
+    assert "WARN answer_relevancy:" in out
+    enforced = pytester.runpytest_subprocess(*PLUGIN, results, "--ragmeter-enforce-indicative")
+    enforced.assert_outcomes(failed=2)
+    assert "FAIL answer_relevancy:" in enforced.stdout.str()
+    pytester.makeini("[pytest]\nragmeter_enforce_indicative = true\n")
+    pytester.runpytest_subprocess(*PLUGIN, results).assert_outcomes(failed=2)
