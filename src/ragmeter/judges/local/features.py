@@ -144,16 +144,15 @@ MISSING_SHOWN = 4
 def missing_words(text: str, lang: Lang, present: frozenset[str]) -> list[str]:
     """The readable words of `text` whose keys (`statement_keys`) are not in `present` (keys
     of a passage, or of every chunk), in the order they appear: English content words as
-    written (their stems are what is matched), Chinese words of two or more characters with a
-    character bigram missing, and ASCII words among Chinese."""
+    written (their stems are what is matched), Chinese words with a character bigram missing,
+    and ASCII words among Chinese; words of one character are left out."""
     keys = statement_keys(text, lang)
     found: list[str] = []
     for token in tokenize(text, lang):
-        if is_stopword(token) or _is_number(token) or token in found:
-            continue
-        if _CJK_RE.match(token):  # a one-character word is too weak a clue to name
-            wanted = [g for g in char_ngrams(token, 2) if g in keys] if len(token) > 1 else []
-            if any(g not in present for g in wanted):
+        if is_stopword(token) or _is_number(token) or token in found or len(token) == 1:
+            continue  # a one-character word is too weak a clue to name
+        if _CJK_RE.match(token):
+            if any(g not in present for g in char_ngrams(token, 2) if g in keys):
                 found.append(token)
         else:
             key = token if lang != "en" else next(iter(content_words(token, "en")), token)
