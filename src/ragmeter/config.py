@@ -152,9 +152,16 @@ class Settings(BaseModel):
     thresholds: dict[MetricName, float] = Field(default_factory=dict)
     """Per-case failure thresholds (a case below fails the metric)."""
     targets: dict[MetricName, float] = Field(default_factory=dict)
-    """Mean below which the diagnosis calls a metric weak."""
+    """Mean below which the diagnosis calls a metric weak (default: the metric's gate floor,
+    else `diagnosis.DEFAULT_TARGETS`; see `mean_targets`)."""
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     gate: GateSettings = Field(default_factory=GateSettings)
+
+    def mean_targets(self) -> dict[MetricName, float]:
+        """The diagnosis targets a run uses: `targets`, and for a metric with none there, its
+        gate floor, so that the diagnosis and the gate hold a mean to one bar unless both are
+        set (the metrics with neither keep the diagnosis's defaults)."""
+        return {**self.gate.floors, **self.targets}
 
 
 def find_config(start: Path | None = None) -> Path | None:

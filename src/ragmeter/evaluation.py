@@ -141,7 +141,7 @@ def run_and_save(
             concurrency=settings.concurrency,
             lang=lang,
             thresholds=settings.thresholds,
-            targets=settings.targets,
+            targets=settings.mean_targets(),
             info=info,
             on_case=on_case,
             repeats=repeats,
