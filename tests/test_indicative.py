@@ -18,6 +18,11 @@ from ragmeter.indicative import indicative_metrics, near_chance
 from ragmeter.judges.local import LocalJudge
 from ragmeter.judges.local import reference as local_reference
 from ragmeter.report.calibration import calibration_dict, calibration_lines
+from ragmeter.report.html import render_html
+from ragmeter.report.inputs import ReportInputs
+from ragmeter.report.json_report import render_json
+from ragmeter.report.markdown import render_markdown
+from ragmeter.report.terminal import render_text
 from ragmeter.results import CalibrationNote, save_run
 
 RELEVANCY = CalibrationNote(
@@ -148,3 +153,16 @@ def test_ragmeter_gate_enforce_indicative_flag_and_config_key(tmp_path):
         app, ["gate", str(tmp_path / "run"), "--config", str(config), "--no-enforce-indicative"]
     )
     assert out.exit_code == 0
+
+
+def test_a_failed_case_of_an_indicative_metric_says_so_in_every_report():
+    run = _relevancy_run(0.3)
+    terminal = render_text(ReportInputs(run), width=200)
+    assert "0.30  answer_relevancy < pass mark 0.50 (indicative only)  c000" in terminal
+    markdown = render_markdown(ReportInputs(run)).replace("\\", "")
+    assert "**0.30** answer_relevancy < pass mark 0.50 (indicative only) · `c000`" in markdown
+    shown = json.loads(render_json(ReportInputs(run)))["failures"]["shown"]
+    assert shown[0]["metric"] == "answer_relevancy" and shown[0]["indicative_only"] is True
+    page = render_html(ReportInputs(run))
+    data = json.loads(page.split('id="ragmeter-data">', 1)[1].split("</script>", 1)[0])
+    assert data["indicative"] == ["answer_relevancy"]

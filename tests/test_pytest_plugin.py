@@ -45,6 +45,7 @@ def test_assert_mean_and_no_regression_pass_and_fail_with_worst_cases(pytester, 
     bad.assert_outcomes(failed=2)
     out = bad.stdout.str()
     assert "faithfulness mean 0.700" in out and "is not >= 0.85" in out
+    assert "worst cases (a case fails under the 0.70 pass mark):" in out
     assert "0.45  c001" in out  # worst cases listed
     assert "ragmeter gate failed:" in out and "FAIL faithfulness" in out
     assert "worst regressed cases:" in out

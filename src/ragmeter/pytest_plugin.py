@@ -187,7 +187,9 @@ class RagmeterRun:
             )
             return
         if measured:
-            message += ["worst cases:", *_worst_lines(self.result, metric)]
+            mark = self.result.run.thresholds.get(metric)
+            named = "" if mark is None else f" (a case fails under the {mark:.2f} pass mark)"
+            message += [f"worst cases{named}:", *_worst_lines(self.result, metric)]
         elif health is None:
             message = [f"{metric} was not judged in this run"]
         else:

@@ -60,6 +60,7 @@ def test_every_report_leads_a_failure_with_what_pulled_it_under_the_pass_mark():
         "metric": "faithfulness",
         "score": 0.61,
         "pass_mark": 0.7,
+        "indicative_only": False,
         "why": [LEAD],
     }
     page = render_html(ReportInputs(result))

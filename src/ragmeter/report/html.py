@@ -23,6 +23,7 @@ from typing import Any
 
 from ..compare import Comparison
 from ..explain import shortfall, strength_labels
+from ..indicative import indicative_metrics
 from ..noise import NoiseSummary
 from ..reasons import BY_DESIGN_CODES, unscored_code
 from ..results import CaseResult, MetricSummary, RunResult
@@ -330,6 +331,7 @@ def render_html(report: ReportInputs, *, max_cases: int = MAX_CASES) -> str:
         "metrics": judged,
         "thresholds": {m: run.run.thresholds.get(m) for m in METRICS},
         "strength": asdict(strength_labels(judge)),
+        "indicative": sorted(indicative_metrics(run.run.calibration)),
         "cases": _case_data(run, cases),
     }
     script = _asset("report.js")

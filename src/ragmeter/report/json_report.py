@@ -48,7 +48,8 @@ def report_dict(report: ReportInputs) -> dict[str, Any]:
 
 def _failures(report: ReportInputs) -> dict[str, Any]:
     """The worst failed cases (as many as the other reports list), each with the pass mark it
-    is under and its evidence, `why[0]` being what pulled it under."""
+    is under, whether its metric is indicative only, and its evidence, `why[0]` being what
+    pulled it under."""
     shown, total = worst_failures(report.run, report.max_failures)
     return {
         "total": total,
@@ -58,6 +59,7 @@ def _failures(report: ReportInputs) -> dict[str, Any]:
                 "metric": f.metric,
                 "score": f.score,
                 "pass_mark": f.pass_mark,
+                "indicative_only": f.indicative,
                 "why": f.reasons,
             }
             for f in shown

@@ -156,7 +156,7 @@ def render_markdown(report: ReportInputs) -> str:
         for failure in failures:
             case = failure.case
             lines.append(
-                f"- **{failure.score:.2f}** {failure.metric} < pass mark {failure.pass_mark:.2f} · "
+                f"- **{failure.score:.2f}** {failure.metric} {failure.mark} · "
                 f"{md_code(case.id, 60)} "
                 f"\\[{md_escape(case.category)}\\] {md_escape(case.question, 120)}"
             )

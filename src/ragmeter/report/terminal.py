@@ -235,7 +235,7 @@ def failures_group(run: RunResult, limit: int) -> Group:
     items: list[RenderableType] = [head]
     for failure in failures:
         case = failure.case
-        title = Text(f"{failure.metric} < pass mark {failure.pass_mark:.2f}  ", style="bold red")
+        title = Text(f"{failure.metric} {failure.mark}  ", style="bold red")
         title.append(printable(f"{case.id} [{case.category}, {case.lang}] "), style="bold")
         title.append(short(case.question, 90))
         items += [Text(""), _hanging(f"{failure.score:.2f}  ", title, "bold red")]

@@ -195,8 +195,9 @@
     // What pulled each failing metric under its pass mark comes first, as the judge recorded it.
     METRICS.forEach(function (m) {
       if (!c.why || !c.why[m]) { return; }
+      var note = (data.indicative || []).indexOf(m) >= 0 ? " (indicative only)" : "";
       d.append(el("div", "banner error why", m + " " + fmt(c.scores[m]) + " < pass mark " +
-        fmt(data.thresholds[m]) + ": " + c.why[m]));
+        fmt(data.thresholds[m]) + note + ": " + c.why[m]));
     });
 
     var table = el("table", "");  // numbers and metric names never wrap; the notes do
