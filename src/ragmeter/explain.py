@@ -105,7 +105,7 @@ def shortfall(result: MetricResult, pass_mark: float, judge: JudgeFingerprint | 
         claim = min(evidence.claims, key=_claim_weight)
         if claim.verdict != "supported":
             return _claim_line(claim, labels)
-        name = (None if labels is None else labels.claim) or "a number"
+        name = "confidence" if labels is None else labels.claim
         text = f"claim «{short(claim.claim)}»"
         reason = f": {claim.reason}" if claim.reason else ": the judge recorded no reason"
         if claim.confidence is not None and claim.confidence < pass_mark:
@@ -127,11 +127,14 @@ def shortfall(result: MetricResult, pass_mark: float, judge: JudgeFingerprint | 
             if not any(c.useful for c in ranked):
                 return f"{line} (no retrieved chunk is useful)"
             return line
-    if evidence.notes:  # answer relevancy's whole account, or another metric's first note
-        notes = evidence.notes if metric == "answer_relevancy" else evidence.notes[:1]
-        return short("; ".join(notes), 240)
-    if evidence.generated_questions:
-        return f"the answer reads as answering «{short(evidence.generated_questions[0])}»"
+    if metric == "answer_relevancy":  # its whole account: what the answer answers, the notes
+        asked = evidence.generated_questions[:1]
+        parts = [f"the answer reads as answering «{short(q, 90)}»" for q in asked]
+        parts += evidence.notes
+        if parts:
+            return short("; ".join(parts), 300)
+    elif evidence.notes:
+        return short(evidence.notes[0], 300)
     return "the judge recorded no evidence for this score"
 
 

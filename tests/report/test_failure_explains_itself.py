@@ -116,3 +116,15 @@ def test_the_local_judge_records_which_key_words_no_chunk_holds_in_english_and_c
     lead = explain(zh, "faithfulness", result.judge, pass_mark=0.8)[0]
     assert lead.startswith("not verifiable (support 0.2")
     assert "key words '财务部门', '退回', '支付卡' not found in any chunk" in lead
+
+
+def test_relevancy_leads_with_what_the_answer_answers_and_the_judges_notes():
+    failing = case("q", {"answer_relevancy": 0.2})
+    evidence = failing.metrics["answer_relevancy"].evidence
+    evidence.generated_questions = ["What does the Pro plan cost?", "Is there a free trial?"]
+    evidence.notes = ["answer is evasive or noncommittal", "similarities: 0.210, 0.190"]
+    result = run([failing], judge_fp=judge("openai", "m"))
+    assert explain(failing, "answer_relevancy", result.judge, pass_mark=0.5) == [
+        "the answer reads as answering «What does the Pro plan cost?»; answer is evasive or "
+        "noncommittal; similarities: 0.210, 0.190"
+    ]
