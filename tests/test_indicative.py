@@ -166,3 +166,36 @@ def test_a_failed_case_of_an_indicative_metric_says_so_in_every_report():
     page = render_html(ReportInputs(run))
     data = json.loads(page.split('id="ragmeter-data">', 1)[1].split("</script>", 1)[0])
     assert data["indicative"] == ["answer_relevancy"]
+
+
+def test_ragmeter_calibrate_says_which_metric_will_be_indicative_only():
+    import io
+
+    from rich.console import Console
+
+    from ragmeter.agreement import Measure
+    from ragmeter.calibrate import Calibration, MetricCalibration
+    from ragmeter.report.calibrate import render_calibration
+
+    def part(metric, value, ci):
+        measure = Measure(name="Spearman", value=value, ci=ci, n=60)
+        return MetricCalibration(metric=metric, kind="graded", n=60, measures=[measure])
+
+    fingerprint = LocalJudge().fingerprint()
+    calibration = Calibration(
+        judge=fingerprint,
+        judge_key=fingerprint.key(),
+        n_cases=60,
+        metrics={
+            "faithfulness": part("faithfulness", 0.6, (0.4, 0.75)),
+            "answer_relevancy": part("answer_relevancy", 0.1, (-0.15, 0.32)),
+        },
+    )
+    out = io.StringIO()
+    render_calibration(calibration, Console(file=out, width=300, color_system=None))
+    lines = [line for line in out.getvalue().splitlines() if "indicative only" in line]
+    assert lines == [
+        "answer_relevancy: agrees with people near chance (Spearman 0.10 [-0.15, 0.32], n=60): "
+        "indicative only in runs with this judge (the diagnosis names no stage on it alone; the "
+        "gate's floor on it warns unless enforced)"
+    ]
