@@ -218,6 +218,8 @@ def _missing_note(statement: str, window: Window, index: ContextIndex) -> str:
     """`; key words 'a', 'b' not found in any chunk` (and those only missing from the passage
     that matches it), or nothing when the passage holds every key word: what a support short
     of full rests on, recorded with the verdict so every report can say it."""
+    if statement_keys(statement, index.lang) <= window.keys:  # nothing missing (the usual)
+        return ""
     nowhere = missing_words(statement, index.lang, index.all_keys)
     elsewhere = [w for w in missing_words(statement, index.lang, window.keys) if w not in nowhere]
     parts = []
