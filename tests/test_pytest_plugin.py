@@ -45,6 +45,7 @@ def test_assert_mean_and_no_regression_pass_and_fail_with_worst_cases(pytester, 
     bad.assert_outcomes(failed=2)
     out = bad.stdout.str()
     assert "faithfulness mean 0.700" in out and "is not >= 0.85" in out
+    assert "worst cases (a case fails under the 0.70 pass mark):" in out
     assert "0.45  c001" in out  # worst cases listed
     assert "ragmeter gate failed:" in out and "FAIL faithfulness" in out
     assert "worst regressed cases:" in out
@@ -172,3 +173,35 @@ def test_no_regression_refuses_a_baseline_of_another_eval_set():
     new = run([case(c, {"faithfulness": 0.9}) for c in "abcd"])  # a case added
     with pytest.raises(ResultsError, match="eval set contents differ"):
         RagmeterRun(stamped(new)).assert_no_regression(base)
+
+
+def test_an_indicative_metric_under_its_bar_warns_unless_enforced(pytester, tmp_path):
+    from ragmeter.results import CalibrationNote
+
+    near_chance = CalibrationNote(
+        metric="answer_relevancy", measure="Spearman", value=-0.03, ci=(-0.15, 0.07), n=309
+    )
+    weak = uniform_run(40, {"faithfulness": 0.95, "answer_relevancy": 0.3})
+    weak.run.calibration = [near_chance]
+    save_run(weak, tmp_path / "run")
+    pytester.makepyfile(
+        """
+        def test_bar(ragmeter_run):
+            ragmeter_run.assert_mean("answer_relevancy", ">=", 0.8)
+
+        def test_gate(ragmeter_run):
+            ragmeter_run.assert_no_regression(ragmeter_run.result)
+        """
+    )
+    results = f"--ragmeter-results={tmp_path / 'run'}"
+    warned = pytester.runpytest_subprocess(*PLUGIN, results)
+    warned.assert_outcomes(passed=2, warnings=2)
+    out = warned.stdout.str()
+    assert "RagmeterIndicativeWarning: answer_relevancy mean 0.300 (95% CI" in out
+    assert "is not >= 0.8, but answer_relevancy is indicative only" in out
+    assert "WARN answer_relevancy:" in out
+    enforced = pytester.runpytest_subprocess(*PLUGIN, results, "--ragmeter-enforce-indicative")
+    enforced.assert_outcomes(failed=2)
+    assert "FAIL answer_relevancy:" in enforced.stdout.str()
+    pytester.makeini("[pytest]\nragmeter_enforce_indicative = true\n")
+    pytester.runpytest_subprocess(*PLUGIN, results).assert_outcomes(failed=2)

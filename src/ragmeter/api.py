@@ -267,7 +267,6 @@ async def aevaluate(
     on_case: Callable[[CaseResult], None] | None = None,
 ) -> RunResult:
     """Async twin of :func:`evaluate` (same arguments), for code already in an event loop."""
-    from .calibrate import calibration_notes
     from .config import JudgeSettings
     from .results import RunInfo
     from .runner import evaluate_async
@@ -307,9 +306,6 @@ async def aevaluate(
             await source.aclose()
         if own_judge:
             await the_judge.aclose()
-    result.run.calibration = [
-        note for note in calibration_notes(result.judge) if note.metric in chosen
-    ]
     return result
 
 

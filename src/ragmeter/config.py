@@ -125,6 +125,10 @@ class GateSettings(BaseModel):
     allow_unchecked: bool = False
     """Let a floor or baseline check with fewer than 2 cases to test be skipped (with a
     warning) instead of failing the gate (`gate --allow-unchecked`)."""
+    enforce_indicative: bool = False
+    """Fail on the floor of a metric whose judge agrees with people near chance (indicative
+    only, :mod:`ragmeter.indicative`) as on any other; by default it only warns
+    (`ragmeter gate --enforce-indicative`). Regressions against the baseline fail either way."""
 
     @field_validator("floors", mode="after")
     @classmethod
@@ -151,9 +155,16 @@ class Settings(BaseModel):
     thresholds: dict[MetricName, float] = Field(default_factory=dict)
     """Per-case failure thresholds (a case below fails the metric)."""
     targets: dict[MetricName, float] = Field(default_factory=dict)
-    """Mean below which the diagnosis calls a metric weak."""
+    """Mean below which the diagnosis calls a metric weak (default: the metric's gate floor,
+    else `diagnosis.DEFAULT_TARGETS`; see `mean_targets`)."""
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     gate: GateSettings = Field(default_factory=GateSettings)
+
+    def mean_targets(self) -> dict[MetricName, float]:
+        """The diagnosis targets a run uses: `targets`, and for a metric with none there, its
+        gate floor, so that the diagnosis and the gate hold a mean to one bar unless both are
+        set (the metrics with neither keep the diagnosis's defaults)."""
+        return {**self.gate.floors, **self.targets}
 
 
 def find_config(start: Path | None = None) -> Path | None:

@@ -6,16 +6,19 @@ generator cannot be faithful to, or answer from, chunks that were never found.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from .config import DEFAULT_FLOORS
 from .results import Diagnosis, Finding, RunSummary
 from .vocabulary import METRICS, RETRIEVAL_METRICS, MetricName
 
 DEFAULT_TARGETS: dict[MetricName, float] = {
     "context_recall": 0.75,
     "context_precision": 0.6,
-    "faithfulness": 0.85,
-    "answer_relevancy": 0.8,
+    **DEFAULT_FLOORS,  # faithfulness 0.85, answer relevancy 0.80: the gate's default floors
 }
-"""Mean below which a metric is called weak."""
+"""Mean below which a metric is called weak (a run configured from a file uses its gate
+floors where it sets no target: `Settings.mean_targets`)."""
 
 _ADVICE: dict[MetricName, tuple[str, str]] = {
     "context_recall": (
@@ -40,11 +43,21 @@ _ADVICE: dict[MetricName, tuple[str, str]] = {
 }
 
 
-def diagnose(summary: RunSummary, targets: dict[MetricName, float] | None = None) -> Diagnosis:
-    """Compare each metric's mean with its target and pick the stage to fix first."""
+def diagnose(
+    summary: RunSummary,
+    targets: Mapping[MetricName, float] | None = None,
+    indicative: Mapping[MetricName, str] | None = None,
+) -> Diagnosis:
+    """Compare each metric's mean with its target and pick the stage to fix first.
+
+    A metric in `indicative` (its judge agrees with people near chance, with why in words:
+    :func:`ragmeter.indicative.indicative_metrics`) under its target is reported as such, but
+    no stage is named to fix on it alone."""
     targets = {**DEFAULT_TARGETS, **(targets or {})}
+    indicative = indicative or {}
     findings: list[Finding] = []
     weak: list[MetricName] = []
+    doubtful: list[MetricName] = []
     for metric in METRICS:
         stats = summary.metrics.get(metric)
         if stats is None:
@@ -62,7 +75,18 @@ def diagnose(summary: RunSummary, targets: dict[MetricName, float] | None = None
             )
             continue
         target = targets[metric]
-        if stats.mean < target:
+        caveat = f"; indicative only: {indicative[metric]}" if metric in indicative else ""
+        if stats.mean < target and metric in indicative:
+            doubtful.append(metric)
+            findings.append(
+                Finding(
+                    stage=stage,
+                    metric=metric,
+                    severity="indicative",
+                    message=f"{metric} {stats.mean:.2f} < target {target:.2f}{caveat}",
+                )
+            )
+        elif stats.mean < target:
             weak.append(metric)
             findings.append(
                 Finding(
@@ -79,7 +103,7 @@ def diagnose(summary: RunSummary, targets: dict[MetricName, float] | None = None
                     stage=stage,
                     metric=metric,
                     severity="ok",
-                    message=f"{metric} {stats.mean:.2f} ≥ target {target:.2f}",
+                    message=f"{metric} {stats.mean:.2f} ≥ target {target:.2f}{caveat}",
                 )
             )
     unknown = [f.metric for f in findings if f.severity == "unknown"]
@@ -88,11 +112,23 @@ def diagnose(summary: RunSummary, targets: dict[MetricName, float] | None = None
         if unknown
         else ""
     )
+    only_indicative = (
+        f"{' and '.join(doubtful)} {'is' if len(doubtful) == 1 else 'are'} under target, but "
+        "indicative only (the judge agrees with people near chance): check a few cases by hand "
+        "before acting on it."
+        if doubtful
+        else ""
+    )
     if not weak:
-        headline = not_measured or (
-            f"All {'four' if len(findings) == 4 else len(findings)} metrics meet their "
-            "targets; look at the failed cases below."
-        )
+        if doubtful:
+            headline = f"No stage to fix named: {only_indicative}"
+            if not_measured:
+                headline += f" {not_measured}"
+        else:
+            headline = not_measured or (
+                f"All {'four' if len(findings) == 4 else len(findings)} metrics meet their "
+                "targets; look at the failed cases below."
+            )
         return Diagnosis(fix_first=None, headline=headline, findings=findings)
     first = weak[0]
     stage = "retrieval" if first in RETRIEVAL_METRICS else "generation"
@@ -103,6 +139,8 @@ def diagnose(summary: RunSummary, targets: dict[MetricName, float] | None = None
     headline = f"Fix {stage} first: {problem} ({first} {summary.metrics[first].mean:.2f})."
     if stage == "retrieval" and any(m not in RETRIEVAL_METRICS for m in weak):
         headline += " Generation metrics are also weak; re-measure them after retrieval improves."
+    if only_indicative:
+        headline += f" {only_indicative}"
     if not_measured:
         headline += f" {not_measured}"
     return Diagnosis(fix_first=stage, headline=headline, findings=findings)

@@ -151,7 +151,7 @@ def run_and_save(
             concurrency=settings.concurrency,
             lang=lang,
             thresholds=settings.thresholds,
-            targets=settings.targets,
+            targets=settings.mean_targets(),
             info=info,
             on_case=on_case,
             repeats=repeats,
@@ -173,9 +173,6 @@ def run_and_save(
             else ""
         )
         raise RunInterrupted(f"interrupted: nothing written{kept}") from None
-    from .calibrate import calibration_notes
-
-    result.run.calibration = calibration_notes(result.judge)
     save_run(result, out_dir)
     return result
 

@@ -31,6 +31,10 @@ The gate passes only on what it checked: a floor or a paired test with fewer tha
 skipped with a warning). A baseline of another eval set (`run.cases_digest` differs) is
 refused like one of another judge; forced, or when a run predates the digest, a case is
 paired only when its question and reference are the same in both runs.
+
+A floor on an *indicative-only* metric (the run's judge agrees with people near chance on it:
+:mod:`ragmeter.indicative`) that the mean is significantly under warns instead of failing,
+unless `enforce_indicative` is set; baseline checks on it are unchanged.
 """
 
 from __future__ import annotations
@@ -57,7 +61,9 @@ from .stats import (
 )
 from .vocabulary import METRICS, MetricName
 
-Status = Literal["pass", "fail", "skip"]
+Status = Literal["pass", "fail", "warn", "skip"]
+"""`warn`: a floor the mean is significantly under, on an indicative-only metric (its judge
+agrees with people near chance) whose floor is not enforced: reported, not failed."""
 
 MIN_CHECKED = 2
 """Fewest cases a floor or a paired test is run on; with fewer the check fails (or, with
@@ -91,6 +97,9 @@ class GateCheck(BaseModel):
     """Standard deviation of the estimate due to judge noise, when measured."""
     reason: str = ""
     """Why it was skipped or could not be run, or why a `measured` check failed."""
+    indicative: str = ""
+    """Why the metric is indicative only (its judge agrees with people near chance), if it is:
+    its floor then warns instead of failing unless `enforce_indicative`."""
 
 
 class MetricVerdict(BaseModel):
@@ -251,6 +260,7 @@ def gate_run(
             material = kind == "floor" or (check.estimate or 0.0) < (check.threshold or 0.0)
             check.status = "fail" if rejected[j] and material else "pass"
 
+    _soften_indicative_floors(checks, new, settings.enforce_indicative)
     result = GateResult(
         passed=not any(c.status == "fail" for c in checks),
         failed_kinds=sorted({_failed_kind(c) for c in checks if c.status == "fail"}),
@@ -271,6 +281,13 @@ def gate_run(
         if c.status == "skip" and c.kind != "measured"
     )
     for check in checks:
+        if check.status == "warn":
+            result.warnings.append(
+                f"{check.metric}: mean {check.estimate:.3f} is below the floor "
+                f"{check.threshold:.2f}, but the metric is indicative only ({check.indicative}); "
+                "not failed: check a few cases by hand, or enforce the floor with "
+                "--enforce-indicative ([gate] enforce_indicative = true)"
+            )
         if (
             check.kind == "floor"
             and check.status == "pass"
@@ -305,6 +322,20 @@ def _failed_kind(check: GateCheck) -> str:
     return "unchecked" if check.kind != "measured" and check.bound is None else check.kind
 
 
+def _soften_indicative_floors(checks: list[GateCheck], run: RunResult, enforce: bool) -> None:
+    """Mark the floor checks of indicative-only metrics (:mod:`ragmeter.indicative`, read from
+    the run's stored agreement with people); unless `enforce`, a failed one warns instead."""
+    from .indicative import indicative_metrics
+
+    indicative = indicative_metrics(run.run.calibration)
+    for check in checks:
+        if check.kind != "floor" or check.metric not in indicative:
+            continue
+        check.indicative = indicative[check.metric]
+        if check.status == "fail" and not enforce:
+            check.status = "warn"
+
+
 def _measured_check(metric: MetricName, health: MetricHealth | None) -> GateCheck:
     """A failed `measured` check: the metric was not judged, or on too few cases."""
     if health is None:  # the run left the metric out on purpose
@@ -328,8 +359,18 @@ def _describe(check: GateCheck) -> str:
     conf = f"{100 * check.level:.1f}%"
     if check.kind == "floor":
         head = f"mean {check.estimate:.3f} (n={check.n}), {conf} upper bound {check.bound:.3f}"
+        if check.status == "fail" and check.indicative:
+            return (
+                f"{head} < floor {check.threshold:.2f}: below the floor (enforced, though the "
+                "metric is indicative only)"
+            )
         if check.status == "fail":
             return f"{head} < floor {check.threshold:.2f}: below the floor"
+        if check.status == "warn":
+            return (
+                f"{head} < floor {check.threshold:.2f}: below the floor, but indicative only "
+                "(its judge agrees with people near chance), so it warns"
+            )
         if check.estimate < (check.threshold or 0.0):
             return f"{head} ≥ floor {check.threshold:.2f} (below the floor but within noise)"
         return f"{head} ≥ floor {check.threshold:.2f}"
@@ -354,6 +395,8 @@ def _verdict(metric: MetricName, checks: list[GateCheck]) -> MetricVerdict:
         )
     if any(c.status == "fail" for c in checks):
         status: Status = "fail"
+    elif any(c.status == "warn" for c in checks):
+        status = "warn"
     elif any(c.status == "pass" for c in checks):
         status = "pass"
     else:

@@ -12,7 +12,15 @@ option                ini key                 meaning
                                               or loaded when no eval set is given
 --ragmeter-baseline   ragmeter_baseline       baseline results for ``ragmeter_baseline``
 --ragmeter-config     ragmeter_config         ragmeter.toml (default: found upwards)
+--ragmeter-enforce-   ragmeter_enforce_       fail, not warn, when a metric whose judge agrees
+indicative            indicative              with people near chance misses an absolute bar
+                                              (default: `[gate] enforce_indicative`, off)
 ====================  ======================  ===============================================
+
+A metric is *indicative only* when the run's judge agrees with people near chance on it
+(:mod:`ragmeter.indicative`): ``assert_mean`` and the gate's floors on it then warn
+(``RagmeterIndicativeWarning``) instead of failing, unless enforced; regressions against the
+baseline fail as usual.
 
 Then::
 
@@ -24,6 +32,7 @@ Then::
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,11 +62,29 @@ _OPS: dict[str, Callable[[float, float], bool]] = {
 }
 
 
+_ENFORCE_HELP = (
+    "fail, not warn, when a metric whose judge agrees with people near chance (indicative "
+    "only) misses an absolute bar (assert_mean, the gate's floors)"
+)
+
+
+class RagmeterIndicativeWarning(UserWarning):
+    """An absolute bar missed on an indicative-only metric: reported, not failed."""
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ragmeter", "RAG quality with ragmeter")
     for name, help_text in _OPTIONS.items():
         group.addoption(f"--ragmeter-{name}", dest=f"ragmeter_{name}", default=None, help=help_text)
         parser.addini(f"ragmeter_{name}", help_text, default=None)
+    group.addoption(
+        "--ragmeter-enforce-indicative",
+        dest="ragmeter_enforce_indicative",
+        action="store_true",
+        default=False,
+        help=_ENFORCE_HELP,
+    )
+    parser.addini("ragmeter_enforce_indicative", _ENFORCE_HELP, type="bool", default=False)
 
 
 @dataclass
@@ -70,6 +97,8 @@ class RagmeterOptions:
     results: str | None = None
     baseline: str | None = None
     config: str | None = None
+    enforce_indicative: bool = False
+    """Fail, not warn, on absolute bars of indicative-only metrics."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Other keyword arguments for `evaluation.run_and_save` (e.g. `pipeline_name`)."""
 
@@ -84,7 +113,8 @@ def _worst_lines(run: RunResult, metric: MetricName, limit: int = 5) -> list[str
     lines = []
     for score, case in scored[:limit]:
         lines.append(f"  {score:.2f}  {case.id} [{case.category}] {short(case.question, 90)}")
-        lines.extend(f"        • {r}" for r in explain(case, metric)[:2])
+        why = explain(case, metric, run.judge, pass_mark=run.run.thresholds.get(metric))
+        lines.extend(f"        • {r}" for r in why[:2])
     return lines
 
 
@@ -99,9 +129,21 @@ def _unscored_lines(run: RunResult, metric: str) -> list[str]:
 class RagmeterRun:
     """A finished run with assertions whose failure messages list the worst cases."""
 
-    def __init__(self, result: RunResult, path: Path | None = None) -> None:
+    def __init__(
+        self, result: RunResult, path: Path | None = None, *, enforce_indicative: bool = False
+    ) -> None:
         self.result = result
         self.path = path
+        self.enforce_indicative = enforce_indicative
+        """Fail, not warn, when an indicative-only metric misses an absolute bar."""
+
+    def _indicative(self, metric: str) -> str | None:
+        """Why `metric` is indicative only in this run, None when it is not (or enforced)."""
+        from .indicative import indicative_metrics
+
+        if self.enforce_indicative:
+            return None
+        return indicative_metrics(self.result.run.calibration).get(metric)  # type: ignore[call-overload]
 
     def mean(self, metric: str) -> float | None:
         """The run's stored mean of `metric`."""
@@ -150,8 +192,19 @@ class RagmeterRun:
                 pytrace=False,
             )
         message = [f"{metric} mean {shown} is not {op} {value}"]
+        if measured and (why := self._indicative(metric)):
+            warnings.warn(
+                RagmeterIndicativeWarning(
+                    f"{message[0]}, but {metric} is indicative only ({why}); not failed "
+                    "(--ragmeter-enforce-indicative fails it)"
+                ),
+                stacklevel=2,
+            )
+            return
         if measured:
-            message += ["worst cases:", *_worst_lines(self.result, metric)]
+            mark = self.result.run.thresholds.get(metric)
+            named = "" if mark is None else f" (a case fails under the {mark:.2f} pass mark)"
+            message += [f"worst cases{named}:", *_worst_lines(self.result, metric)]
         elif health is None:
             message = [f"{metric} was not judged in this run"]
         else:
@@ -176,11 +229,18 @@ class RagmeterRun:
         `settings.allow_unchecked`), and refuses a baseline of another eval set (its contents'
         digest differs) unless `force`."""
         from .compare import compare_runs
+        from .config import GateSettings
         from .gate import gate_run
         from .results import load_run
 
         base = load_run(baseline) if isinstance(baseline, str | Path) else baseline
+        settings = settings or GateSettings()
+        if self.enforce_indicative and not settings.enforce_indicative:
+            settings = settings.model_copy(update={"enforce_indicative": True})
         result = gate_run(self.result, settings, baseline=base, force=force)
+        for verdict in result.verdicts:
+            if verdict.status == "warn":
+                warnings.warn(RagmeterIndicativeWarning(verdict.line), stacklevel=2)
         if result.passed:
             return
         lines = ["ragmeter gate failed:"]
@@ -216,6 +276,10 @@ def ragmeter_options(pytestconfig: pytest.Config) -> RagmeterOptions:
         results=_option(pytestconfig, "results"),
         baseline=_option(pytestconfig, "baseline"),
         config=_option(pytestconfig, "config"),
+        enforce_indicative=bool(
+            pytestconfig.getoption("ragmeter_enforce_indicative")
+            or pytestconfig.getini("ragmeter_enforce_indicative")
+        ),
     )
 
 
@@ -224,12 +288,16 @@ def ragmeter_run(
     ragmeter_options: RagmeterOptions, tmp_path_factory: pytest.TempPathFactory
 ) -> RagmeterRun:
     """Evaluate once per session (or load `results` when no eval set is configured)."""
+    from .config import load_settings
     from .results import load_run
 
     opts = ragmeter_options
+    enforce = opts.enforce_indicative or load_settings(opts.config).gate.enforce_indicative
     if not opts.cases:
         if opts.results and Path(opts.results).exists():
-            return RagmeterRun(load_run(opts.results), Path(opts.results))
+            return RagmeterRun(
+                load_run(opts.results), Path(opts.results), enforce_indicative=enforce
+            )
         pytest.skip(
             "ragmeter: set --ragmeter-cases (and --ragmeter-pipeline) or "
             "--ragmeter-results DIR with an existing run"
@@ -252,7 +320,7 @@ def ragmeter_run(
         cases_file=str(opts.cases),
         **{"overwrite": True, **opts.extra},
     )
-    return RagmeterRun(result, out)
+    return RagmeterRun(result, out, enforce_indicative=enforce)
 
 
 @pytest.fixture(scope="session")

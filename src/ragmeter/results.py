@@ -170,7 +170,8 @@ class Finding(BaseModel):
     metric: MetricName
     """The metric that shows the problem."""
     severity: str
-    """`fix-first`, `weak` or `ok`."""
+    """`fix-first`, `weak`, `ok`, `unknown` (no case scored) or `indicative` (under target,
+    but its judge agrees with people near chance, so no stage is named on it alone)."""
     message: str
     """What is wrong, in plain words."""
     advice: str = ""

@@ -252,9 +252,11 @@ async def evaluate_async(
     judged: Sequence[CaseResult] = (
         [result for result in case_results if result is not None] if spool is None else spool
     )
-    return assemble_run(
-        judge.fingerprint(), info, judged, metrics, thresholds, targets, min_scored_share
-    )
+    from .calibrate import calibration_notes
+
+    fingerprint = judge.fingerprint()
+    info.calibration = [n for n in calibration_notes(fingerprint) if n.metric in metrics]
+    return assemble_run(fingerprint, info, judged, metrics, thresholds, targets, min_scored_share)
 
 
 def _raise_first_error(finished: set[asyncio.Task[None]]) -> None:
@@ -276,8 +278,11 @@ def assemble_run(
     min_scored_share: float | None,
 ) -> RunResult:
     """The run record of judged `cases`: their summary, diagnosis and health (None without a
-    `min_scored_share`), computed the one way a run and a merge of its shards both use.
+    `min_scored_share`), computed the one way a run and a merge of its shards both use. The
+    diagnosis reads the judge's agreement with people from `info.calibration`.
     A :class:`CaseSpool` is kept as the run's cases, not copied into memory."""
+    from .indicative import indicative_metrics
+
     summary = summarize_run(cases, metrics, dict(thresholds))
     health = None
     if min_scored_share is not None:
@@ -286,7 +291,7 @@ def assemble_run(
         judge=judge,
         run=info,
         summary=summary,
-        diagnosis=diagnose(summary, dict(targets or {})),
+        diagnosis=diagnose(summary, targets, indicative_metrics(info.calibration)),
         health=health,
         cases=[] if isinstance(cases, CaseSpool) else cases,
     )

@@ -38,6 +38,7 @@ def test_json_report_has_the_calibration_the_other_reports_print():
             "public_set": True,
             "reference": "MTRAG",
             "labels_file": "",
+            "indicative_only": False,
         },
         "answer_relevancy": {"calibrated": False},
     }

@@ -58,7 +58,7 @@ def test_markdown_has_summary_diagnosis_failures_and_escapes_user_text():
     text = render_markdown(ReportInputs(_run()))
     assert "| faithfulness | generation | 0.767 |" in text
     assert "### Diagnosis" in text
-    assert "Failed cases (2 case × metric below threshold)" in text
+    assert "Failed cases (2 case × metric under its pass mark)" in text
     assert "contradicted: «Refunds take 30 days.»" in text
     assert re.search(r"(?<!\\)<(script|img)", text) is None  # only backslash-escaped
     assert "\\<script\\>" in text
@@ -81,7 +81,7 @@ def test_junit_one_testcase_per_case_and_metric():
     assert root.get("skipped") == "1"
     faith = root.find("testsuite[@name='ragmeter.faithfulness']")
     failure = faith.find("testcase[@name='a']/failure")
-    assert "0.400 < threshold 0.70" in failure.get("message")
+    assert "0.400 < pass mark 0.70" in failure.get("message")
     assert "Refunds take 30 days." in failure.text
     skipped = root.find("testsuite[@name='ragmeter.context_precision']/testcase[@name='b']/skipped")
     assert skipped.get("message") == "unscored: no chunks retrieved"
@@ -220,19 +220,19 @@ def test_reports_of_a_large_run_show_the_worst_few_and_count_the_rest(monkeypatc
 
     monkeypatch.setattr(failures_module, "explain", counting_explain)
     text = render_text(ReportInputs(big))
-    assert "Failed cases: 2400 (case × metric below threshold), worst first" in text
+    assert "Failed cases: 2400 (case × metric under its pass mark), worst first" in text
     assert "… 2390 more; see results.json or --limit" in text
     worst = ["c0001", "c0601", "c1201", "c1801", "c2401"]  # scored 0.001, the lowest
-    assert [text.index(f"faithfulness  {cid} ") for cid in worst] == sorted(
-        text.index(f"faithfulness  {cid} ") for cid in worst
+    assert [text.index(f"faithfulness < pass mark 0.70  {cid} ") for cid in worst] == sorted(
+        text.index(f"faithfulness < pass mark 0.70  {cid} ") for cid in worst
     )
     assert f"… {600 - MAX_CATEGORIES} more categories" in text
     assert "pipeline error: 424 other causes" in text  # 429 distinct messages: 5 + the rest
     assert explained == 10
     md = render_markdown(ReportInputs(big, max_failures=5))
-    assert "### Failed cases (2400 case × metric below threshold)" in md
+    assert "### Failed cases (2400 case × metric under its pass mark)" in md
     assert "- … 2395 more in the full report" in md
-    shown = re.findall(r"- \*\*0\.00\*\* faithfulness · `(c\d+)`", md)
+    shown = re.findall(r"- \*\*0\.00\*\* faithfulness < pass mark 0\.70 · `(c\d+)`", md)
     assert shown == worst
     assert explained == 15
     html = render_html(ReportInputs(big), max_cases=100)
@@ -272,7 +272,7 @@ def test_junit_counts_rejudged_cases_with_their_mean_as_the_summary_does():
     assert (root.get("failures"), root.get("skipped")) == ("1", "0")
     suite = root.find("testsuite[@name='ragmeter.faithfulness']")
     assert [t.get("name") for t in suite.iter("testcase") if t.find("failure") is not None] == ["a"]
-    assert "0.500 < threshold 0.70" in suite.find("testcase[@name='a']/failure").get("message")
+    assert "0.500 < pass mark 0.70" in suite.find("testcase[@name='a']/failure").get("message")
     assert suite.find("testcase[@name='c']/system-out").text == "faithfulness 0.850"
 
 

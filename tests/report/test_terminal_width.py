@@ -80,7 +80,7 @@ def _key_figures(result: RunResult, text: str) -> None:
     assert not any("…" in line for line in by_category)
     failures, total = worst_failures(result, 10)
     assert f"Failed cases: {total} " in text
-    shown = re.findall(r"^(\d\.\d\d)  (\w+)  (case-\d+) ", text, re.M)
+    shown = re.findall(r"^(\d\.\d\d)  (\w+) < pass mark \d\.\d\d  (case-\d+) ", text, re.M)
     assert shown == [(f"{f.score:.2f}", f.metric, f.case.id) for f in failures]
 
 

@@ -37,6 +37,13 @@ def gate(
         help="Skip (with a warning), not fail, a floor or baseline check with fewer than 2 "
         "cases to test (`allow_unchecked` in the [gate] table).",
     ),
+    enforce_indicative: bool | None = typer.Option(
+        None,
+        "--enforce-indicative/--no-enforce-indicative",
+        help="Fail on the floor of a metric whose judge agrees with people near chance "
+        "(indicative only) instead of warning (default: `enforce_indicative` in [gate], off).",
+        show_default=False,
+    ),
     output_format: FormatOpt = OutputFormat.text,
     legacy_json: LegacyJsonOpt = False,
 ) -> None:
@@ -47,7 +54,9 @@ def gate(
     floor (`floors` in the \\[gate] table) and, with a baseline, the paired drop against it
     (`margin`), all at a family-wise error rate `alpha` (Holm). A floor or paired test with
     fewer than 2 cases to test FAILS too, unless --allow-unchecked. A baseline of an eval
-    set whose contents differ (another digest) is refused unless --force.
+    set whose contents differ (another digest) is refused unless --force. The floor of a
+    metric whose judge agrees with people near chance (indicative only) warns instead, unless
+    --enforce-indicative.
 
     Exit codes: 0 passed; 1 failed (a metric not measured, below its floor, a real
     regression, or a check with too few cases); 2 a run cannot be loaded or the baseline is
@@ -64,6 +73,8 @@ def gate(
         settings = loaded.gate
         if margin is not None:
             settings.margin = margin
+        if enforce_indicative is not None:
+            settings.enforce_indicative = enforce_indicative
         if alpha is not None:
             if not 0 < alpha < 1:
                 fail(f"--alpha {alpha:g}: must be between 0 and 1 (a rate, e.g. 0.05)")

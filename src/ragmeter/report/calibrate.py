@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.table import Table
 
+from ..indicative import indicative_why, near_chance
 from .safe import printable
 
 if TYPE_CHECKING:
@@ -50,6 +51,15 @@ def render_calibration(
                 str(part.n_unscored) if i == 0 else "",
             )
     console.print(table)
+    for note in calibration.notes():
+        if near_chance(note):
+            console.print(
+                f"{note.metric}: {indicative_why(note).removeprefix('its judge ')}: indicative "
+                "only in runs with this judge (the diagnosis names no stage on it alone; the "
+                "gate's floor on it warns unless enforced)",
+                style="yellow",
+                markup=False,
+            )
     for name in calibration.metrics:
         for i, line in enumerate(calibration.scoring_lines(name)):
             console.print(("  " if i else "") + line, markup=False, soft_wrap=True)

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..indicative import near_chance
 from ..results import CalibrationNote, RunResult
 from ..vocabulary import METRICS, MetricName
 
 UNCALIBRATED = "uncalibrated judge: `ragmeter calibrate LABELS` measures its agreement with people"
+INDICATIVE = (
+    " — near chance: indicative only (the diagnosis names no stage on it alone; the gate's "
+    "floor on it warns)"
+)
 PUBLIC_ONLY = (
     "(public set): measured on public data, not yours; `ragmeter calibrate LABELS` measures "
     "it on your own labels"
@@ -22,14 +27,17 @@ def _judged_notes(run: RunResult) -> dict[MetricName, CalibrationNote | None]:
 
 def calibration_lines(run: RunResult) -> list[str]:
     """One line per judged metric: the stored (or published) agreement of this judge with
-    people, or that the metric's judge is uncalibrated."""
+    people, marked indicative only when it is near chance, or that the metric's judge is
+    uncalibrated."""
     from ..calibrate import note_line
 
     if not run.run.calibration:
         return [UNCALIBRATED]
     judged = _judged_notes(run)
     lines = [
-        f"{m} judge: uncalibrated" if note is None else note_line(note)
+        f"{m} judge: uncalibrated"
+        if note is None
+        else note_line(note) + (INDICATIVE if near_chance(note) else "")
         for m, note in judged.items()
     ]
     if any(note is not None and note.reference for note in judged.values()):
@@ -40,7 +48,8 @@ def calibration_lines(run: RunResult) -> list[str]:
 def calibration_dict(run: RunResult) -> dict[str, Any]:
     """What `calibration_lines` says, as data: per judged metric `calibrated` false, or true
     with the measure, its value and interval, the number of labelled cases and where the labels
-    came from (`reference`, the public set's name, with `public_set` true, or `labels_file`)."""
+    came from (`reference`, the public set's name, with `public_set` true, or `labels_file`),
+    and `indicative_only` when that agreement is near chance (:mod:`ragmeter.indicative`)."""
     metrics: dict[str, Any] = {}
     for metric, note in _judged_notes(run).items():
         if note is None:
@@ -55,5 +64,6 @@ def calibration_dict(run: RunResult) -> dict[str, Any]:
             "public_set": bool(note.reference),
             "reference": note.reference,
             "labels_file": note.labels_file,
+            "indicative_only": near_chance(note),
         }
     return {"metrics": metrics, "lines": calibration_lines(run)}

@@ -6,6 +6,7 @@ import heapq
 from dataclasses import dataclass
 
 from ..explain import StrengthLabels, explain, strength_labels
+from ..indicative import indicative_metrics
 from ..results import CaseResult, RunResult
 from ..vocabulary import METRICS, MetricName
 
@@ -17,7 +18,20 @@ class Failure:
     case: CaseResult
     metric: MetricName
     score: float
+    pass_mark: float
+    """The metric's per-case pass mark the score is under (the run's `thresholds`)."""
     reasons: list[str]
+    """The evidence, led by what pulled the score under the pass mark (`explain.shortfall`)."""
+    indicative: bool = False
+    """Whether the metric is indicative only in this run (its judge agrees with people near
+    chance: :mod:`ragmeter.indicative`)."""
+
+    @property
+    def mark(self) -> str:
+        """`< pass mark 0.70`, and `(indicative only)` after it when the metric is."""
+        return f"< pass mark {self.pass_mark:.2f}" + (
+            " (indicative only)" if self.indicative else ""
+        )
 
 
 def collect_failures(run: RunResult, metrics: tuple[MetricName, ...] = METRICS) -> list[Failure]:
@@ -42,10 +56,13 @@ def worst_failures(
                 keys.append((outcome.score, order[metric], case.id, index))
     total = len(keys)
     shown = sorted(keys) if limit is None else heapq.nsmallest(max(0, limit), keys)
+    indicative = indicative_metrics(run.run.calibration)
     failures = []
     for score, metric_index, _, index in shown:
         case, metric = run.cases[index], METRICS[metric_index]
-        failures.append(Failure(case, metric, score, explain(case, metric, run.judge)))
+        mark = run.run.thresholds[metric]  # a case fails only against its metric's pass mark
+        reasons = explain(case, metric, run.judge, pass_mark=mark)
+        failures.append(Failure(case, metric, score, mark, reasons, metric in indicative))
     return failures, total
 
 

@@ -22,7 +22,8 @@ from importlib.resources import files
 from typing import Any
 
 from ..compare import Comparison
-from ..explain import strength_labels
+from ..explain import shortfall, strength_labels
+from ..indicative import indicative_metrics
 from ..noise import NoiseSummary
 from ..reasons import BY_DESIGN_CODES, unscored_code
 from ..results import CaseResult, MetricSummary, RunResult
@@ -224,14 +225,17 @@ def shown_cases(run: RunResult, limit: int = MAX_CASES) -> Sequence[CaseResult]:
 def _case_data(run: RunResult, cases: Sequence[CaseResult]) -> list[dict[str, Any]]:
     out = []
     for case in cases:
-        scores, unscored, failing, evidence = {}, {}, [], {}
+        scores, unscored, failing, evidence, why = {}, {}, [], {}, {}
         for metric in METRICS:
-            outcome = case.outcome(metric, run.run.thresholds.get(metric))
+            mark = run.run.thresholds.get(metric)
+            outcome = case.outcome(metric, mark)
             scores[metric] = outcome.score
             if outcome.unscored_reason is not None:
                 unscored[metric] = outcome.unscored_reason
             if outcome.failed:
                 failing.append(metric)
+                if outcome.result is not None and mark is not None:
+                    why[metric] = shortfall(outcome.result, mark, run.judge)
             result = outcome.result
             if result is None:
                 continue
@@ -254,6 +258,7 @@ def _case_data(run: RunResult, cases: Sequence[CaseResult]) -> list[dict[str, An
                 "unscored": unscored,
                 "failing": failing,
                 "evidence": evidence,
+                "why": why,
             }
         )
     return out
@@ -326,6 +331,7 @@ def render_html(report: ReportInputs, *, max_cases: int = MAX_CASES) -> str:
         "metrics": judged,
         "thresholds": {m: run.run.thresholds.get(m) for m in METRICS},
         "strength": asdict(strength_labels(judge)),
+        "indicative": sorted(indicative_metrics(run.run.calibration)),
         "cases": _case_data(run, cases),
     }
     script = _asset("report.js")

@@ -1,5 +1,5 @@
-"""JSON report: the compact summary, the diagnosis, the judge's calibration and spend, noise and
-(with a baseline) the comparison."""
+"""JSON report: the compact summary, the diagnosis, the judge's calibration and spend, the worst
+failed cases with their evidence, noise and (with a baseline) the comparison."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from .calibration import calibration_dict
+from .failures import worst_failures
 from .inputs import ReportInputs
 from .words import spend_dict
 
@@ -29,6 +30,7 @@ def report_dict(report: ReportInputs) -> dict[str, Any]:
         "warnings": list(run.run.warnings),
         "calibration": calibration_dict(run),
         "judge_spend": spend_dict(run),
+        "failures": _failures(report),
     }
     noise = report.noise
     if noise is not None:
@@ -42,6 +44,27 @@ def report_dict(report: ReportInputs) -> dict[str, Any]:
             include={"comparable", "forced", "problems", "metrics", "only_in_base", "only_in_new"},
         )
     return data
+
+
+def _failures(report: ReportInputs) -> dict[str, Any]:
+    """The worst failed cases (as many as the other reports list), each with the pass mark it
+    is under, whether its metric is indicative only, and its evidence, `why[0]` being what
+    pulled it under."""
+    shown, total = worst_failures(report.run, report.max_failures)
+    return {
+        "total": total,
+        "shown": [
+            {
+                "case_id": f.case.id,
+                "metric": f.metric,
+                "score": f.score,
+                "pass_mark": f.pass_mark,
+                "indicative_only": f.indicative,
+                "why": f.reasons,
+            }
+            for f in shown
+        ],
+    }
 
 
 def render_json(report: ReportInputs) -> str:

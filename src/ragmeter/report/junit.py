@@ -51,13 +51,15 @@ def render_junit(report: ReportInputs) -> str:
                 ET.SubElement(test, "skipped", message=_clean(f"unscored: {reason}"))
             elif outcome.failed and threshold is not None:
                 counts["failures"] += 1
+                why = explain(case, metric, run.judge, pass_mark=threshold)
+                head = f"{metric} {outcome.score:.3f} < pass mark {threshold:.2f}"
                 node = ET.SubElement(
                     test,
                     "failure",
-                    message=_clean(f"{metric} {outcome.score:.3f} < threshold {threshold:.2f}"),
+                    message=_clean(f"{head}: {why[0]}" if why else head),
                     type="BelowThreshold",
                 )
-                lines = [f"question: {case.question}", *explain(case, metric, run.judge)]
+                lines = [f"question: {case.question}", *why]
                 node.text = _clean("\n".join(lines))
             else:
                 ET.SubElement(test, "system-out").text = _clean(f"{metric} {outcome.score:.3f}")

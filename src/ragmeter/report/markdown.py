@@ -140,7 +140,9 @@ def render_markdown(report: ReportInputs) -> str:
     lines += [*_summary_table(run, report.noise), ""]
     lines += ["### Diagnosis", "", f"**{md_escape(run.diagnosis.headline)}**", ""]
     for finding in run.diagnosis.findings:
-        icon = {"fix-first": "🔴", "weak": "🟡", "ok": "🟢"}.get(finding.severity, "⚪")
+        icon = {"fix-first": "🔴", "weak": "🟡", "ok": "🟢", "indicative": "❔"}.get(
+            finding.severity, "⚪"
+        )
         lines.append(f"- {icon} {finding.stage}: {md_escape(finding.message)}")
         if finding.advice and finding.severity in ("fix-first", "weak"):
             lines.append(f"  - try: {md_escape(finding.advice)}")
@@ -148,7 +150,7 @@ def render_markdown(report: ReportInputs) -> str:
     if report.comparison is not None:
         lines += _comparison(report.comparison)
     failures, total = worst_failures(run, report.max_failures)
-    lines.append(f"### Failed cases ({total} case × metric below threshold)")
+    lines.append(f"### Failed cases ({total} case × metric under its pass mark)")
     lines.append("")
     if total:
         lines.append("<details><summary>Worst first</summary>")
@@ -156,7 +158,8 @@ def render_markdown(report: ReportInputs) -> str:
         for failure in failures:
             case = failure.case
             lines.append(
-                f"- **{failure.score:.2f}** {failure.metric} · {md_code(case.id, 60)} "
+                f"- **{failure.score:.2f}** {failure.metric} {failure.mark} · "
+                f"{md_code(case.id, 60)} "
                 f"\\[{md_escape(case.category)}\\] {md_escape(case.question, 120)}"
             )
             if failure.metric != "context_recall" and case.answer:

@@ -203,7 +203,13 @@ def _category_table(run: RunResult, *, two_line_heads: bool) -> Table:
 def diagnosis_panel(run: RunResult) -> Panel:
     diag = run.diagnosis
     lines: list[RenderableType] = [Text(diag.headline, style="bold")]
-    styles = {"fix-first": "bold red", "weak": "yellow", "ok": "green", "unknown": "dim"}
+    styles = {
+        "fix-first": "bold red",
+        "weak": "yellow",
+        "ok": "green",
+        "unknown": "dim",
+        "indicative": "dim yellow",
+    }
     for finding in diag.findings:
         message = Text(printable(finding.message), style=styles.get(finding.severity, ""))
         lines.append(_hanging(f"  [{finding.stage}] ", message, "dim"))
@@ -223,11 +229,13 @@ def _hanging(lead: str, body: Text, style: str = "") -> Table:
 
 def failures_group(run: RunResult, limit: int) -> Group:
     failures, total = worst_failures(run, limit)
-    head = Text(f"Failed cases: {total} (case × metric below threshold), worst first", style="bold")
+    head = Text(
+        f"Failed cases: {total} (case × metric under its pass mark), worst first", style="bold"
+    )
     items: list[RenderableType] = [head]
     for failure in failures:
         case = failure.case
-        title = Text(f"{failure.metric}  ", style="bold red")
+        title = Text(f"{failure.metric} {failure.mark}  ", style="bold red")
         title.append(printable(f"{case.id} [{case.category}, {case.lang}] "), style="bold")
         title.append(short(case.question, 90))
         items += [Text(""), _hanging(f"{failure.score:.2f}  ", title, "bold red")]

@@ -10,7 +10,17 @@ from typing import TYPE_CHECKING
 from ...text import Lang, NumberMention
 from ..base import ClaimLabel, Span
 from .antonyms import antonym_swap
-from .features import coverage, names, negated, numbers, passage_keys, sentences, statement_keys
+from .features import (
+    MISSING_SHOWN,
+    coverage,
+    missing_words,
+    names,
+    negated,
+    numbers,
+    passage_keys,
+    sentences,
+    statement_keys,
+)
 from .search import WindowTable
 from .settings import LocalSettings
 from .vectors import Vectors
@@ -193,11 +203,36 @@ def align(
         found.reason = f"the best passage covers only {key_cov:.0%} of its key words"
         if sim is not None:
             found.reason += f" (similarity {sim:.2f})"
+        found.reason += _missing_note(statement, window, index)
         return found
     found.reason = f"the passage covers {key_cov:.0%} of its key words"
     if nums:
         found.reason += " and its numbers"
+    if sim is not None and found.support < 1.0:
+        found.reason += f" (similarity {sim:.2f})"
+    found.reason += _missing_note(statement, window, index)
     return found
+
+
+def _missing_note(statement: str, window: Window, index: ContextIndex) -> str:
+    """`; key words 'a', 'b' not found in any chunk` (and those only missing from the passage
+    that matches it), or nothing when the passage holds every key word: what a support short
+    of full rests on, recorded with the verdict so every report can say it."""
+    if statement_keys(statement, index.lang) <= window.keys:  # nothing missing (the usual)
+        return ""
+    nowhere = missing_words(statement, index.lang, index.all_keys)
+    elsewhere = [w for w in missing_words(statement, index.lang, window.keys) if w not in nowhere]
+    parts = []
+    if nowhere:
+        parts.append(f"key words {_quoted(nowhere)} not found in any chunk")
+    if elsewhere:
+        parts.append(f"{_quoted(elsewhere)} not in this passage")
+    return "; " + "; ".join(parts) if parts else ""
+
+
+def _quoted(words: list[str]) -> str:
+    shown = ", ".join(f"'{w}'" for w in words[:MISSING_SHOWN])
+    return shown + (f" and {len(words) - MISSING_SHOWN} more" if len(words) > MISSING_SHOWN else "")
 
 
 def _number_conflict(

@@ -14,6 +14,7 @@ from ...text import (
     has_negation,
     is_stopword,
     sentence_spans,
+    stem,
     tokenize,
 )
 
@@ -135,3 +136,34 @@ def edit_distance(a: str, b: str) -> int:
                 cur[j] = min(cur[j], prev2[j - 2] + 1)
         prev2, prev = prev, cur
     return prev[-1]
+
+
+MISSING_SHOWN = 4
+"""Key words a reason names at most."""
+
+
+@lru_cache(maxsize=_CACHE)
+def _readable_keys(text: str, lang: Lang) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each readable word of `text` that `statement_keys` draws keys from, with those keys:
+    an English content word (as written) with its stem, a Chinese word with its character
+    bigrams, an ASCII word among Chinese with itself; words of one character left out."""
+    keys = statement_keys(text, lang)
+    out: dict[str, frozenset[str]] = {}
+    for token in tokenize(text, lang):
+        if len(token) == 1 or token in out or is_stopword(token) or _is_number(token):
+            continue  # a one-character word is too weak a clue to name
+        if _CJK_RE.match(token):
+            own = frozenset(g for g in char_ngrams(token, 2) if g in keys)
+        else:
+            own = frozenset({stem(token) if lang == "en" else token}) & keys
+        if own:
+            out[token] = own
+    return tuple(out.items())
+
+
+def missing_words(text: str, lang: Lang, present: frozenset[str]) -> list[str]:
+    """The readable words of `text` whose keys (`statement_keys`) are not all in `present`
+    (keys of a passage, or of every chunk), in the order they appear: English content words as
+    written (their stems are what is matched), Chinese words with a character bigram missing,
+    and ASCII words among Chinese; words of one character are left out."""
+    return [word for word, own in _readable_keys(text, lang) if not own <= present]

@@ -192,9 +192,17 @@
     if (c.pipeline_error) { d.append(el("div", "banner error", "pipeline error: " + c.pipeline_error)); }
     d.append(el("div", "muted", "answer"), el("div", "text answer", c.answer || "(empty)"));
 
+    // What pulled each failing metric under its pass mark comes first, as the judge recorded it.
+    METRICS.forEach(function (m) {
+      if (!c.why || !c.why[m]) { return; }
+      var note = (data.indicative || []).indexOf(m) >= 0 ? " (indicative only)" : "";
+      d.append(el("div", "banner error why", m + " " + fmt(c.scores[m]) + " < pass mark " +
+        fmt(data.thresholds[m]) + note + ": " + c.why[m]));
+    });
+
     var table = el("table", "");  // numbers and metric names never wrap; the notes do
     table.append(el("tr", "", el("th", "", "metric"), el("th", "num", "score"),
-      el("th", "num", "threshold"), el("th", "", "unscored reason / notes")));
+      el("th", "num", "pass mark"), el("th", "", "unscored reason / notes")));
     METRICS.forEach(function (m) {
       var notes = (c.evidence[m] && c.evidence[m].notes) || [];
       table.append(el("tr", "", el("td", "nowrap", m), scoreCell(c, m),
