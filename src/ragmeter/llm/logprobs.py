@@ -57,6 +57,30 @@ def from_choice(choice: Any) -> list[TokenLogprob] | None:
     ]
 
 
+LOGPROB_SLACK = 1e-6
+"""How far above 0 a log-probability may be and still be taken for a rounded 0."""
+
+
+def impossible_value(tokens: Sequence[TokenLogprob]) -> float | None:
+    """The first log-probability among `tokens` and their alternatives that no probability
+    has (NaN, or above 0 by more than rounding), None when all can be. ``-inf`` can be: a
+    probability of 0."""
+    for token in tokens:
+        if not token.logprob <= LOGPROB_SLACK:  # NaN compares false
+            return token.logprob
+        for _text, logprob in token.top:
+            if not logprob <= LOGPROB_SLACK:
+                return logprob
+    return None
+
+
+def mentions(tokens: Sequence[TokenLogprob], secret: str) -> bool:
+    """Whether the text `tokens` spell, or an alternative's, contains `secret`."""
+    if secret in "".join(token_texts(tokens)):
+        return True
+    return any(secret in text for token in tokens for text, _ in token.top)
+
+
 def _from_choice_object(choice: Any) -> list[TokenLogprob] | None:
     content = getattr(getattr(choice, "logprobs", None), "content", None)
     if not content:
@@ -242,6 +266,8 @@ __all__ = [
     "dumps",
     "field_probabilities",
     "from_choice",
+    "impossible_value",
     "loads",
+    "mentions",
     "token_texts",
 ]

@@ -1,0 +1,216 @@
+"""An endpoint that sends impossible numbers, echoes the key, rate limits for a day, has no
+quota left, redirects elsewhere or resets a connection (issue 30): no false pass, no hang, no
+leak. Every test talks HTTP to a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from local_http import serving
+from ragmeter._exceptions import JudgeUnavailable
+from ragmeter.cases import Case
+from ragmeter.cli import app
+from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
+from ragmeter.llm import ChatClient, LLMCache, RetryPolicy, forget_output_modes
+from ragmeter.llm.logprobs import loads
+from ragmeter.pipeline import PrecomputedPipeline
+from ragmeter.runner import evaluate
+from ragmeter.testing import FakeOpenAI, Fault, Smart
+
+HI = [{"role": "user", "content": "Say hi."}]
+KEY = "sk-echoedsecret0123456789abcdef"
+CASES = [
+    Case(
+        id=f"c{i}",
+        question="Where is the warehouse and how many docks does it have?",
+        ground_truth="The warehouse is in Leeds. It has 4 loading docks.",
+        contexts=["The warehouse is in Leeds.", "It has 4 loading docks.", "Rivers flow east."],
+        answer="The warehouse is in Leeds. It has 4 loading docks. It opened in 1990.",
+    )
+    for i in range(3)
+]
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_modes() -> None:
+    forget_output_modes()
+
+
+def client(base_url: str, **kw: Any) -> ChatClient:
+    policy = kw.pop("policy", RetryPolicy(max_retries=4, backoff_base=0.01, timeout=5.0))
+    return ChatClient(
+        model="m", base_url=base_url, api_key_env=None, policy=policy, cache=LLMCache(None), **kw
+    )
+
+
+def judge_config(server: FakeOpenAI, path: Path, **kw: Any) -> LLMJudgeConfig:
+    return LLMJudgeConfig(
+        model="judge-m",
+        base_url=server.base_url,
+        api_key_env=None,
+        cache_path=path,
+        embedding=EmbeddingEndpoint(model="emb", base_url=server.base_url, api_key_env=None),
+        **kw,
+    )
+
+
+def _cases_file(tmp_path: Path) -> Path:
+    path = tmp_path / "cases.jsonl"
+    path.write_text(
+        "\n".join(json.dumps(c.model_dump(mode="json"), ensure_ascii=False) for c in CASES),
+        encoding="utf-8",
+    )
+    return path
+
+
+def _run(tmp_path: Path, base_url: str, *extra: str) -> Any:
+    args = [
+        "run", "--cases", str(_cases_file(tmp_path)), "--judge", "openai", "--model", "m",
+        "--base-url", base_url, "--out", str(tmp_path / "out"), "--no-progress",
+        *(extra if "--cache-dir" in extra else ("--no-cache", *extra)),
+    ]  # fmt: skip
+    return runner.invoke(app, args)
+
+
+# --- 5. impossible log-probabilities ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [math.nan, 5.0, math.inf])
+@pytest.mark.parametrize("mode", ["json", "verifier"])
+def test_impossible_log_probabilities_are_dropped_with_one_warning_never_scored(
+    tmp_path: Path, value: float, mode: str
+) -> None:
+    # The same run with sound log-probabilities, scored from the replies' text alone (0/1).
+    with FakeOpenAI(Smart(), logprobs="ignore") as server:
+        plain = evaluate(
+            CASES,
+            PrecomputedPipeline(),
+            build_llm_judge(judge_config(server, tmp_path / "plain.db", faithfulness_mode=mode)),
+        )
+    expected = plain.cases[0].metrics["faithfulness"].score
+    assert expected is not None and 0 < expected < 1
+    with FakeOpenAI(Smart(), faults=[Fault("bad_logprobs", logprob=value)]) as server:
+        config = judge_config(server, tmp_path / "c.db", faithfulness_mode=mode)
+        run = evaluate(CASES, PrecomputedPipeline(), build_llm_judge(config))
+        first_calls = len(server.chat_log())
+        again = evaluate(CASES, PrecomputedPipeline(), build_llm_judge(config))
+        second_calls = len(server.chat_log()) - first_calls
+    for result in (run, again):
+        for case in result.cases:
+            faith = case.metrics["faithfulness"]
+            # NaN made every claim P 0, +5.0 each of three labels 1/3: now the text decides
+            assert faith.score == pytest.approx(expected)
+            assert all(c.confidence in (None, 0.0, 1.0) for c in faith.evidence.claims)
+        notes = [w for w in result.run.warnings if "impossible token log-probabilities" in w]
+        assert len(notes) == 1, result.run.warnings
+        assert "verdicts of those replies are read from their text" in notes[0]
+    assert second_calls > 0  # not cached: a re-run sees the numbers and warns again
+
+
+def test_a_log_probability_of_minus_infinity_is_a_probability_of_zero() -> None:
+    from ragmeter.llm.logprobs import TokenLogprob, impossible_value
+
+    sound = [TokenLogprob("a", 0.0, (("a", 0.0), ("b", -math.inf))), TokenLogprob("b", -1e-9)]
+    assert impossible_value(sound) is None
+    assert impossible_value([*sound, TokenLogprob("c", -0.1, (("d", 0.5),))]) == 0.5
+    assert math.isnan(impossible_value([TokenLogprob("c", math.nan)]) or 0.0)
+
+
+# --- 7. an API key echoed by the endpoint -------------------------------------------------------
+
+
+def test_an_echoed_api_key_is_in_nothing_ragmeter_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAULTY_KEY", KEY)
+    with FakeOpenAI(Smart(), faults=[Fault("echo_key")]) as server:
+        result = _run(
+            tmp_path,
+            server.base_url,
+            *("--api-key-env", "FAULTY_KEY", "--cache-dir", str(tmp_path / "cache")),
+        )
+        echoed = [r for r in server.chat_log() if r.fault == "echo_key"]
+    assert result.exit_code == 0, result.output
+    assert echoed and KEY not in result.output
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != "cases.jsonl"]
+    assert any(p.name == "llm.sqlite" for p in written)
+    for path in written:
+        assert KEY.encode() not in path.read_bytes(), path
+    with sqlite3.connect(tmp_path / "cache" / "llm.sqlite") as db:
+        rows = db.execute("SELECT response, logprobs FROM calls").fetchall()
+    assert rows and any("***" in response for response, _ in rows)
+    for _response, stored in rows:
+        tokens = loads(stored)
+        # the tokens spell the reply: joined, they gave the key back
+        assert tokens is None or KEY not in "".join(t.token for t in tokens)
+
+
+# --- redirects and resets ------------------------------------------------------------------------
+
+
+def _redirect_to(target: str) -> type[BaseHTTPRequestHandler]:
+    class Redirect(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(307)
+            self.send_header("Location", f"{target}{self.path.removeprefix('/v1')}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    return Redirect
+
+
+@pytest.fixture
+def elsewhere() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(Smart()) as server:
+        yield server
+
+
+async def test_a_redirect_to_another_host_is_refused_and_nothing_is_sent_there(
+    elsewhere: FakeOpenAI,
+) -> None:
+    other_host = elsewhere.base_url.replace("127.0.0.1", "localhost")
+    with serving(_redirect_to(other_host)) as url:
+        judge = client(f"{url}/v1")
+        with pytest.raises(JudgeUnavailable, match="redirected \\(HTTP 307\\) to another host"):
+            await judge.complete(HI)
+        await judge.aclose()
+    assert elsewhere.chat_log() == []
+
+
+async def test_a_redirect_on_the_same_host_is_followed(elsewhere: FakeOpenAI) -> None:
+    with serving(_redirect_to(elsewhere.base_url)) as url:
+        judge = client(f"{url}/v1")
+        reply = await judge.complete(HI)
+        await judge.aclose()
+    assert reply.text and len(elsewhere.chat_log()) == 1
+
+
+@pytest.mark.parametrize("after", [0, 60])
+async def test_a_connection_reset_mid_run_is_retried(after: int) -> None:
+    nth = iter(range(100))
+    fault = Fault("reset", reset_after=after, match=lambda _r: next(nth) == 1)
+    with FakeOpenAI(Smart(), faults=[fault]) as server:
+        judge = client(server.base_url)
+        replies = [
+            await judge.complete([{"role": "user", "content": f"Hi {i}."}]) for i in range(3)
+        ]
+        await judge.aclose()
+    assert all(r.text for r in replies)
+    assert server.counts() == {"ok": 3, "reset": 1}
+    assert judge.retry_stats.connection_errors == 1 and judge.retry_stats.retries == 1
