@@ -4,6 +4,7 @@ leak. Every test talks HTTP to a real server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import sqlite3
@@ -21,6 +22,7 @@ from ragmeter.cases import Case
 from ragmeter.cli import app
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
 from ragmeter.llm import ChatClient, LLMCache, RetryPolicy, forget_output_modes
+from ragmeter.llm.errors import QuotaSpent
 from ragmeter.llm.logprobs import loads
 from ragmeter.pipeline import PrecomputedPipeline
 from ragmeter.runner import evaluate
@@ -153,6 +155,106 @@ def test_an_echoed_api_key_is_in_nothing_ragmeter_writes(
         tokens = loads(stored)
         # the tokens spell the reply: joined, they gave the key back
         assert tokens is None or KEY not in "".join(t.token for t in tokens)
+
+
+# --- 8. waiting is bounded; quota is not a rate limit --------------------------------------------
+
+
+async def test_a_retry_after_past_the_patience_stops_at_once_saying_so() -> None:
+    with FakeOpenAI(Smart(), faults=[Fault("rate_limit", retry_after=86400)]) as server:
+        judge = client(server.base_url)
+        # Before, each of the 5 attempts waited 120 s (Retry-After capped): a hang guard only.
+        with pytest.raises(JudgeUnavailable) as caught:
+            await asyncio.wait_for(judge.complete(HI), 60)
+        with pytest.raises(JudgeUnavailable):  # the next call is not sent at all
+            await judge.complete([{"role": "user", "content": "Again."}])
+        await judge.aclose()
+        assert len(server.chat_log()) == 1
+    message = str(caught.value)
+    assert "asks to wait 86400s more (Retry-After)" in message
+    assert "past the patience of 300s" in message and "--patience" in message
+
+
+async def test_rate_limits_that_add_up_past_the_patience_stop_the_calls() -> None:
+    with FakeOpenAI(Smart(), faults=[Fault("rate_limit", retry_after=0.4)]) as server:
+        policy = RetryPolicy(max_retries=50, backoff_base=0.01, timeout=5.0, patience=1.0)
+        judge = client(server.base_url, policy=policy)
+        with pytest.raises(JudgeUnavailable, match=r"of HTTP 429 with no call answered"):
+            await asyncio.wait_for(judge.complete(HI), 60)
+        await judge.aclose()
+        assert 2 <= len(server.chat_log()) <= 4  # 0.4 s waits until a second is spent
+
+
+async def test_a_rate_limit_within_the_patience_is_waited_out() -> None:
+    with FakeOpenAI(Smart(), faults=[Fault("rate_limit", times=2, retry_after=0.2)]) as server:
+        judge = client(server.base_url, policy=RetryPolicy(backoff_base=0.01, patience=1.0))
+        reply = await judge.complete(HI)
+        await judge.aclose()
+    assert reply.text and server.counts() == {"rate_limit": 2, "ok": 1}
+
+
+@pytest.mark.parametrize(
+    ("status", "code"),
+    [(429, "insufficient_quota"), (429, "billing_hard_limit_reached"), (402, "payment_required")],
+)
+async def test_a_spent_quota_stops_at_once_as_quota_not_rate_limit(status: int, code: str) -> None:
+    with FakeOpenAI(Smart(), faults=[Fault("quota", status=status, code=code)]) as server:
+        judge = client(server.base_url)
+        with pytest.raises(JudgeUnavailable) as caught:
+            await asyncio.wait_for(judge.complete(HI), 60)
+        await judge.aclose()
+        assert len(server.chat_log()) == 1  # not retried
+    message = str(caught.value)
+    assert isinstance(caught.value, QuotaSpent)
+    assert "quota or billing, not a rate limit" in message and "rate limited" not in message
+    assert judge.limiter.rate_limited == 0
+
+
+def test_the_cli_stops_a_run_past_its_patience_and_on_a_spent_quota(tmp_path: Path) -> None:
+    with FakeOpenAI(Smart(), faults=[Fault("rate_limit", retry_after=30)]) as server:
+        result = _run(tmp_path, server.base_url, "--patience", "10")
+    assert result.exit_code == 5, result.output
+    assert "asks to wait 30s more (Retry-After)" in result.output
+    assert "past the patience of 10s" in result.output
+    assert not (tmp_path / "out" / "results.json").exists()
+    with FakeOpenAI(Smart(), faults=[Fault("quota")]) as server:
+        result = _run(tmp_path, server.base_url)
+    assert result.exit_code == 5, result.output
+    assert "quota or billing, not a rate limit" in result.output
+
+
+def test_patience_comes_from_the_config_file(tmp_path: Path) -> None:
+    from ragmeter.evaluation import build_judge, resolve_settings
+    from ragmeter.judges.llm import OpenAIJudge
+
+    config = tmp_path / "ragmeter.toml"
+    config.write_text(
+        '[judge]\nkind = "openai"\nmodel = "m"\napi_key_env = ""\npatience = 42\n'
+        f'cache_dir = "{tmp_path / "cache"}"\n'
+    )
+    judge = build_judge(resolve_settings(config))
+    assert isinstance(judge, OpenAIJudge) and judge.client.policy.patience == 42
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (("--max-cost", "nan"), "--max-cost nan: input should be a finite number"),
+        (("--max-cost", "inf"), "--max-cost inf: input should be a finite number"),
+        (("--max-cost", "-1"), "--max-cost -1.0: must be at least 0"),
+        (("--patience", "0"), "--patience 0.0: must be more than 0"),
+        (("--patience", "nan"), "--patience nan: input should be a finite number"),
+    ],
+)
+def test_impossible_budgets_and_patience_are_refused_up_front(
+    tmp_path: Path, option: tuple[str, str], said: str
+) -> None:
+    with FakeOpenAI(Smart()) as server:
+        result = _run(tmp_path, server.base_url, *option)
+        assert server.chat_log() == []
+    assert result.exit_code == 2, result.output
+    assert said in result.output
+    assert not (tmp_path / "out").exists()
 
 
 # --- redirects and resets ------------------------------------------------------------------------

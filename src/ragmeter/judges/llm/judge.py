@@ -49,6 +49,7 @@ class OpenAIJudge(JudgeBase):
             max_retries=config.max_retries,
             backoff_base=config.backoff_base,
             timeout=config.timeout,
+            patience=config.patience,
         )
         path = (config.cache_path or default_cache_path()) if config.use_cache else None
         self.cache = LLMCache(path)
