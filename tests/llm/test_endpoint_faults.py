@@ -157,6 +157,55 @@ def test_an_echoed_api_key_is_in_nothing_ragmeter_writes(
         assert tokens is None or KEY not in "".join(t.token for t in tokens)
 
 
+class _KeyInAlternatives(BaseHTTPRequestHandler):
+    """A reply of "hi" whose alternatives at its one token include the bearer token."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+        top = [{"token": "hi", "logprob": 0.0}, {"token": key, "logprob": -9.0}]
+        reply = {
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "hi"},
+                    "logprobs": {"content": [{"token": "hi", "logprob": 0.0, "top_logprobs": top}]},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+async def test_a_key_among_the_alternatives_is_not_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAULTY_KEY", KEY)
+    cache = LLMCache(tmp_path / "c.db")
+    with serving(_KeyInAlternatives) as url:
+        judge = ChatClient(
+            model="m", base_url=url, api_key_env="FAULTY_KEY", cache=cache, top_logprobs=2
+        )
+        reply = await judge.complete(HI)
+        await judge.aclose()
+    assert reply.text == "hi" and reply.logprobs is None
+    hit = cache.get(reply.key)
+    assert hit is not None and hit.response == "hi" and hit.logprobs is None
+    cache.close()
+    assert KEY.encode() not in (tmp_path / "c.db").read_bytes()
+
+
 # --- 8. waiting is bounded; quota is not a rate limit --------------------------------------------
 
 

@@ -450,6 +450,11 @@ class ChatClient:
                 )
             prompt_tokens = estimate_prompt_tokens(messages, response_format)
             completion_tokens = count_tokens(text)
+        stored = logprobs.dumps(tokens)
+        if secret is not None and tokens is not None and logprobs.mentions(tokens, secret, stored):
+            # An endpoint echoed the key: the text has it masked, so these tokens no longer
+            # spell the text (they give no probability) and would give the key back.
+            tokens = stored = None
         response = ChatResponse(text, key, prompt_tokens, completion_tokens, logprobs=tokens)
         # Cut off by a budget, or with log-probabilities no probability has (a re-run must
         # see them and warn again): not cached.
@@ -463,7 +468,7 @@ class ChatClient:
             response=text,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
-            logprobs=logprobs.dumps(tokens),
+            logprobs=stored,
         )
         return response
 
@@ -477,8 +482,7 @@ class ChatClient:
         are, NaN turned every verdict into P 0 and +5.0 every one of three labels into 1/3.
         The verdicts of such a reply are read from its text (0/1), as from an endpoint that
         sends none: the text is the model's answer whatever the numbers beside it say. Tokens
-        that spell the API key (an endpoint echoing it; the text has it masked, so they no
-        longer spell the text and give no probability anyway) are dropped too."""
+        that spell the API key are dropped in :meth:`_accept`."""
         try:
             tokens = logprobs.from_choice(choice)
         except (AttributeError, KeyError, TypeError, ValueError):
@@ -493,8 +497,6 @@ class ChatClient:
                 return None, True
             value = logprobs.impossible_value(tokens)
             if value is None:
-                if secret is not None and logprobs.mentions(tokens, secret):
-                    return None, True
                 return tokens, True
             bad = f"{value!r}"
         if self.invalid_logprobs_note is None:

@@ -74,10 +74,14 @@ def impossible_value(tokens: Sequence[TokenLogprob]) -> float | None:
     return None
 
 
-def mentions(tokens: Sequence[TokenLogprob], secret: str) -> bool:
-    """Whether the text `tokens` spell, or an alternative's, contains `secret`."""
+def mentions(tokens: Sequence[TokenLogprob], secret: str, dumped: str | None = None) -> bool:
+    """Whether the text `tokens` spell, or an alternative's, contains `secret`; `dumped`, the
+    :func:`dumps` text of `tokens` when at hand, answers for the alternatives at once (each is
+    a JSON string there; a key needs no escaping)."""
     if secret in "".join(token_texts(tokens)):
         return True
+    if dumped is not None:
+        return secret in dumped
     return any(secret in text for token in tokens for text, _ in token.top)
 
 
