@@ -365,3 +365,17 @@ async def test_a_connection_reset_mid_run_is_retried(after: int) -> None:
     assert all(r.text for r in replies)
     assert server.counts() == {"ok": 3, "reset": 1}
     assert judge.retry_stats.connection_errors == 1 and judge.retry_stats.retries == 1
+
+
+def test_a_run_whose_endpoint_resets_a_connection_mid_reply_finishes(tmp_path: Path) -> None:
+    nth = iter(range(1000))
+    fault = Fault("reset", reset_after=1500, match=lambda _r: next(nth) == 3)
+    with FakeOpenAI(Smart(), faults=[fault]) as server:
+        metrics = "faithfulness,context_recall,context_precision"  # no local model to load
+        result = _run(tmp_path, server.base_url, "--metrics", metrics)
+        counts = server.counts()
+    assert result.exit_code == 0, result.output
+    assert counts["reset"] == 1
+    run = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert all(m["n_scored"] == 3 for m in run["summary"]["metrics"].values())
+    assert run["run"]["judge_stats"]["connection_errors"] == 1
