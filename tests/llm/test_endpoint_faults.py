@@ -234,6 +234,16 @@ async def test_rate_limits_that_add_up_past_the_patience_stop_the_calls() -> Non
         assert 2 <= len(server.chat_log()) <= 4  # 0.4 s waits until a second is spent
 
 
+async def test_rate_limits_without_retry_after_stop_once_past_the_patience() -> None:
+    with FakeOpenAI(Smart(), faults=[Fault("rate_limit", retry_after=None)]) as server:
+        policy = RetryPolicy(max_retries=50, backoff_base=0.2, timeout=5.0, patience=1.0)
+        judge = client(server.base_url, policy=policy)
+        with pytest.raises(JudgeUnavailable, match=r"answered only HTTP 429 for \d"):
+            await asyncio.wait_for(judge.complete(HI), 60)
+        await judge.aclose()
+        assert len(server.chat_log()) < 10  # backoff 0.2, 0.4, 0.8 s...: not 51 attempts
+
+
 async def test_a_rate_limit_within_the_patience_is_waited_out() -> None:
     with FakeOpenAI(Smart(), faults=[Fault("rate_limit", times=2, retry_after=0.2)]) as server:
         judge = client(server.base_url, policy=RetryPolicy(backoff_base=0.01, patience=1.0))

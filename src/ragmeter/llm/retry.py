@@ -2,7 +2,9 @@
 
 One :class:`AdaptiveLimiter` is shared by every call to an endpoint: it halves the number of
 calls in flight on HTTP 429 and pauses everyone for the ``Retry-After`` delay, then grows back
-by one after a window of successes, never above the configured concurrency.
+by one after a window of successes, never above the configured concurrency. Waiting is bounded
+by ``RetryPolicy.patience``: past it with no call answered, the run stops (:class:`OutOfPatience`);
+a spent quota stops it at once (:class:`QuotaSpent`).
 """
 
 from __future__ import annotations
@@ -259,7 +261,7 @@ async def run_with_retries(
                 raise _quota_stop(what, exc) from exc
             wait = parse_retry_after(exc.response.headers.get("retry-after"))
             waited = limiter.waited()
-            if wait is not None and waited + wait > policy.patience:
+            if waited + (wait or 0.0) > policy.patience:
                 raise _patience_stop(what, wait, waited, policy.patience) from exc
             limiter.on_rate_limited(wait)
             error = LLMCallError(f"{what} rate limited (HTTP 429)", status=429)
@@ -332,12 +334,17 @@ def _quota_stop(what: str, exc: object) -> QuotaSpent:
     )
 
 
-def _patience_stop(what: str, wait: float, waited: float, patience: float) -> OutOfPatience:
-    so_far = f" after {waited:.1f}s of HTTP 429 with no call answered" if waited > 0 else ""
+def _patience_stop(what: str, wait: float | None, waited: float, patience: float) -> OutOfPatience:
+    so_far = f"{waited:.1f}s of HTTP 429 with no call answered"
+    if wait is None:
+        why = f"has answered only HTTP 429 for {so_far}"
+    else:
+        why = f"asks to wait {wait:g}s more (Retry-After)"
+        if waited > 0:
+            why += f" after {so_far}"
     return OutOfPatience(
-        f"{what} is rate limited (HTTP 429) and asks to wait {wait:g}s more (Retry-After)"
-        f"{so_far}: past the patience of {patience:g}s; run again later, or raise --patience "
-        "(patience under [judge] in ragmeter.toml)"
+        f"{what} is rate limited (HTTP 429) and {why}: past the patience of {patience:g}s; run "
+        "again later, or raise --patience (patience under [judge] in ragmeter.toml)"
     )
 
 
