@@ -128,6 +128,22 @@ def test_a_log_probability_of_minus_infinity_is_a_probability_of_zero() -> None:
     assert math.isnan(impossible_value([TokenLogprob("c", math.nan)]) or 0.0)
 
 
+@pytest.mark.parametrize("value", [math.nan, math.inf, 1e200, 0.0])
+def test_an_embedding_of_impossible_values_leaves_relevancy_unscored_not_zero(
+    tmp_path: Path, value: float
+) -> None:
+    with FakeOpenAI(Smart(), embed=lambda _text: [value] * 64) as server:
+        judge = build_llm_judge(judge_config(server, tmp_path / "c.db"))
+        run = evaluate(CASES[:1], PrecomputedPipeline(), judge, metrics=("answer_relevancy",))
+        calls = len(server.log)
+    relevancy = run.cases[0].metrics["answer_relevancy"]
+    assert relevancy.score is None  # it was 0.0: every cosine of such vectors is 0
+    assert "no similarity can be taken of" in (relevancy.unscored_reason or "")
+    assert calls >= 2  # the chat call that wrote the questions, then the embeddings
+    with sqlite3.connect(tmp_path / "c.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM embeddings").fetchone() == (0,)  # not cached
+
+
 # --- 7. an API key echoed by the endpoint -------------------------------------------------------
 
 
