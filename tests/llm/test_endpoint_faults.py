@@ -260,6 +260,22 @@ async def test_rate_limits_without_retry_after_stop_once_past_the_patience() -> 
         assert len(server.chat_log()) < 10  # backoff 0.2, 0.4, 0.8 s...: not 51 attempts
 
 
+def test_the_patience_runs_from_the_first_429_since_an_answer_and_restarts_with_a_run() -> None:
+    from ragmeter.llm import AdaptiveLimiter
+
+    limiter = AdaptiveLimiter(4)
+    assert limiter.waited() == 0.0
+    limiter.on_rate_limited(None)
+    first = limiter.waited()
+    limiter.on_rate_limited(None)
+    assert limiter.waited() >= first > 0.0  # counted from the first 429, not the last
+    limiter.on_success()
+    assert limiter.waited() == 0.0
+    limiter.on_rate_limited(None)
+    limiter.reset()  # a run ended (aclose): the next one is not charged for it
+    assert limiter.waited() == 0.0
+
+
 async def test_a_rate_limit_within_the_patience_is_waited_out() -> None:
     with FakeOpenAI(Smart(), faults=[Fault("rate_limit", times=2, retry_after=0.2)]) as server:
         judge = client(server.base_url, policy=RetryPolicy(backoff_base=0.01, patience=1.0))

@@ -129,6 +129,7 @@ class AdaptiveLimiter:
         """Forget the waiters and slots of a run that has ended (they belong to its loop)."""
         self._waiters.clear()
         self.in_flight = 0
+        self._limited_since = None  # the next run's patience starts afresh
 
     async def acquire(self) -> None:
         while True:
