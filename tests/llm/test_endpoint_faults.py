@@ -144,6 +144,28 @@ def test_an_embedding_of_impossible_values_leaves_relevancy_unscored_not_zero(
         assert db.execute("SELECT COUNT(*) FROM embeddings").fetchone() == (0,)  # not cached
 
 
+@pytest.mark.parametrize("value", [math.nan, 5.0])
+def test_impossible_values_in_a_cache_written_before_are_not_read_as_probabilities(
+    value: float,
+) -> None:
+    from ragmeter.judges.llm.graded import CLAIM_LABELS
+    from ragmeter.judges.llm.verifier import yes_probability
+    from ragmeter.llm.logprobs import TokenLogprob, dumps, field_probabilities
+
+    text = '{"verdict": "supported"}'
+    alternatives = (("supported", value), ("contradicted", value))
+    tokens = [
+        TokenLogprob('{"verdict": "', 0.0),
+        TokenLogprob("supported", value, alternatives),
+        TokenLogprob('"}', 0.0),
+    ]
+    stored = loads(dumps(tokens))  # as a cache row written before they were refused
+    assert stored is not None
+    assert field_probabilities(text, stored, "verdict", CLAIM_LABELS) == [None]
+    yes = [TokenLogprob("Yes", value, (("Yes", value), ("No", value)))]
+    assert yes_probability("Yes", loads(dumps(yes))) == (1.0, False)  # the reply's own word
+
+
 # --- 7. an API key echoed by the endpoint -------------------------------------------------------
 
 

@@ -207,9 +207,12 @@ def _label_of(token: str, labels: Mapping[str, str]) -> str | None:
 
 def distribution_at(token: TokenLogprob, labels: Mapping[str, str]) -> dict[str, float] | None:
     """P(label) from the alternatives at `token`'s position, normalised over the labels seen;
-    None when no alternative names a label."""
+    None when no alternative names a label, or one has a log-probability no probability has
+    (a reply cached before such values were refused)."""
     seen: dict[str, float] = {}
     for text, logprob in (*token.top, (token.token, token.logprob)):
+        if not logprob <= LOGPROB_SLACK:  # NaN compares false
+            return None
         if text in seen:
             continue
         seen[text] = logprob
