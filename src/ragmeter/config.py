@@ -38,12 +38,16 @@ class JudgeSettings(BaseModel):
     the endpoint answers HTTP 429)."""
     timeout: float = 60.0
     """Seconds one judge call may take in total, reply included (then retried)."""
+    patience: float = Field(default=300.0, gt=0, allow_inf_nan=False)
+    """LLM judges (`--patience`): seconds to wait while the endpoint answers only HTTP 429; a
+    `Retry-After` asking for more, or a run of them adding up to more, stops the run."""
     temperature: float = 0.0
     """Sampling temperature of the judge."""
     cache_dir: str | None = None
     """Where the LLM call cache lives (default ~/.cache/ragmeter)."""
-    max_cost: float | None = None
-    """Stop judging once this much has been spent (in the price table's currency)."""
+    max_cost: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """Stop judging once this much has been spent (in the price table's currency): a finite
+    amount, 0 or more."""
     prices: dict[str, tuple[float, float]] = Field(default_factory=dict)
     """Model → (price per 1M prompt tokens, per 1M completion tokens)."""
     generator_model: str | None = None
@@ -221,6 +225,8 @@ class SettingsOverrides:
     no_cache: bool = False
     """`--no-cache`: neither read nor write the LLM call cache (wins over `cache_dir`)."""
     max_cost: float | None = None
+    patience: float | None = None
+    """`--patience`: seconds to wait on HTTP 429 before stopping (`[judge] patience`)."""
     generator_model: str | None = None
     model_path: str | None = None
     threads: int | None = None

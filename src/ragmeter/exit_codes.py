@@ -21,7 +21,8 @@ class ExitCode(IntEnum):
     BUDGET = 4
     """Results were written, but `--max-cost` left results unjudged."""
     JUDGE_UNAVAILABLE = 5
-    """The judge refused the key or model, or could not be reached; nothing was written."""
+    """The judge refused the key or model, its quota is spent, it rate limits past the
+    patience, or it could not be reached; nothing was written."""
     INTERRUPTED = 130
     """Stopped with Ctrl-C; nothing was written and earlier results are intact."""
 
@@ -29,6 +30,7 @@ class ExitCode(IntEnum):
 EXIT_CODES_HELP = (
     "Exit codes: 0 every metric measured; 2 bad input or options (nothing written); "
     "3 a metric had too few scored cases (results written); 4 --max-cost left results "
-    "unjudged (results written); 5 the judge refused the key or model or was unreachable "
-    "(nothing written); 130 interrupted (nothing written)."
+    "unjudged (results written); 5 the judge refused the key or model, its quota is spent, it "
+    "rate limits past --patience or was unreachable (nothing written); 130 interrupted "
+    "(nothing written)."
 )

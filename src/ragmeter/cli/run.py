@@ -103,6 +103,12 @@ def run(
         "--max-cost",
         help="Hard ceiling on judge spend; what it leaves unjudged is unscored, exit 4.",
     ),
+    patience: float = typer.Option(
+        None,
+        "--patience",
+        help="Seconds an LLM judge waits while its endpoint answers only HTTP 429 (default "
+        "300); a Retry-After asking for longer stops the run, exit 5.",
+    ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Estimate judge calls, tokens and cost; spend nothing."
     ),
@@ -129,8 +135,9 @@ def run(
 
     Exit codes: 0 every metric measured; 2 bad input or options (nothing written); 3 a
     metric had too few scored cases (results written); 4 --max-cost left results unjudged
-    (results written); 5 the judge refused the key or model or was unreachable (nothing
-    written); 130 interrupted (nothing written).
+    (results written); 5 the judge refused the key or model, its quota is spent, it rate
+    limits past --patience or was unreachable (nothing written); 130 interrupted (nothing
+    written).
     """
     from .. import evaluation as api
     from ..answers import answers_as_eval_set, check_answers_match
@@ -157,6 +164,7 @@ def run(
                 cache_dir=str(cache_dir) if cache_dir else None,
                 no_cache=no_cache,
                 max_cost=max_cost,
+                patience=patience,
                 generator_model=generator_model,
                 model_path=str(model_path) if model_path else None,
                 threads=threads,

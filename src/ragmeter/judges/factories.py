@@ -172,6 +172,7 @@ def _shared_llm_fields(settings: JudgeSettings) -> dict[str, Any]:
         "max_cost": settings.max_cost,
         "generator_model": settings.generator_model,
         "timeout": settings.timeout,
+        "patience": settings.patience,
         "concurrency": settings.concurrency,
         **{
             key: value

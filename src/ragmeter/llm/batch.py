@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._exceptions import JudgeUnavailable
-from .errors import LLMCallError, ResponseFormatRejected
+from .errors import LLMCallError, OutOfPatience, QuotaSpent, ResponseFormatRejected
 from .replycap import ACCEPT_ENCODING, MAX_REPLY_BYTES, cap_reply_size, too_large
 from .retry import (
     _FORMAT_WORDS,
@@ -353,6 +353,8 @@ class BatchCollector:
                     metadata={"source": "ragmeter"},
                 )
             )
+        except (QuotaSpent, OutOfPatience):
+            raise  # not a missing batch API
         except JudgeUnavailable as exc:
             raise JudgeUnavailable(
                 f"{exc}; --batch needs the endpoint's batch API (/v1/files and /v1/batches): "

@@ -110,6 +110,8 @@ class ChatClient:
         """Why verdicts carry no probabilities although they were asked for, once known."""
         self.usage_note: str | None = None
         """That the endpoint reported impossible token counts (estimated instead), once seen."""
+        self.invalid_logprobs_note: str | None = None
+        """That the endpoint sent impossible token log-probabilities (dropped), once seen."""
         self._rendered_formats: dict[int, tuple[dict[str, Any], str]] = {}
 
     @property
@@ -416,14 +418,12 @@ class ChatClient:
             text = choice["message"].get("content") or ""
         except (AttributeError, IndexError, KeyError, TypeError) as exc:
             raise LLMCallError(f"endpoint returned no choices: {completion!r:.200}") from exc
-        if len(self._api_key) >= 8 and self._api_key in text:  # never cache or report the key
-            text = text.replace(self._api_key, MASK)
-        tokens = logprobs.from_choice(choice) if self.top_logprobs else None
-        if self.top_logprobs and tokens is None and text and self.logprobs_note is None:
-            self.logprobs_note = (
-                f"{self.model} at {self.where} returned no token "
-                "log-probabilities: verdicts are 0/1, not graded"
-            )
+        secret = self._api_key if len(self._api_key) >= 8 else None
+        if secret is not None and secret in text:  # never cache or report the key
+            text = text.replace(secret, MASK)
+        tokens, keep = (
+            self._read_logprobs(choice, secret, bool(text)) if self.top_logprobs else (None, True)
+        )
         usage = completion.get("usage")
         reported: tuple[object, object] | None = (
             (_field(usage, "prompt_tokens"), _field(usage, "completion_tokens"))
@@ -450,9 +450,15 @@ class ChatClient:
                 )
             prompt_tokens = estimate_prompt_tokens(messages, response_format)
             completion_tokens = count_tokens(text)
+        stored = logprobs.dumps(tokens)
+        if secret is not None and tokens is not None and logprobs.mentions(tokens, secret, stored):
+            # An endpoint echoed the key: the text has it masked, so these tokens no longer
+            # spell the text (they give no probability) and would give the key back.
+            tokens = stored = None
         response = ChatResponse(text, key, prompt_tokens, completion_tokens, logprobs=tokens)
-        # Cut off by a budget: not cached.
-        if _field(choice, "finish_reason") == "length" and not asked_cap:
+        # Cut off by a budget, or with log-probabilities no probability has (a re-run must
+        # see them and warn again): not cached.
+        if not keep or (_field(choice, "finish_reason") == "length" and not asked_cap):
             return response
         self.cache.put(
             key,
@@ -462,9 +468,45 @@ class ChatClient:
             response=text,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
-            logprobs=logprobs.dumps(tokens),
+            logprobs=stored,
         )
         return response
+
+    def _read_logprobs(
+        self, choice: Any, secret: str | None, answered: bool
+    ) -> tuple[Sequence[TokenLogprob] | None, bool]:
+        """The reply's token log-probabilities, and whether the reply may be cached.
+
+        Values no probability has (NaN, above 0) or entries that cannot be read are dropped
+        with a warning (`invalid_logprobs_note`) and the reply is not cached: taken as they
+        are, NaN turned every verdict into P 0 and +5.0 every one of three labels into 1/3.
+        The verdicts of such a reply are read from its text (0/1), as from an endpoint that
+        sends none: the text is the model's answer whatever the numbers beside it say. Tokens
+        that spell the API key are dropped in :meth:`_accept`."""
+        try:
+            tokens = logprobs.from_choice(choice)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            tokens, bad = None, "entries that cannot be read"
+        else:
+            if tokens is None:
+                if answered and self.logprobs_note is None:
+                    self.logprobs_note = (
+                        f"{self.model} at {self.where} returned no token "
+                        "log-probabilities: verdicts are 0/1, not graded"
+                    )
+                return None, True
+            value = logprobs.impossible_value(tokens)
+            if value is None:
+                return tokens, True
+            bad = f"{value!r}"
+        if self.invalid_logprobs_note is None:
+            self.invalid_logprobs_note = (
+                f"{self.model} at {self.where} returned impossible token log-probabilities "
+                f"({bad}; a log-probability is a finite number of at most 0): they were "
+                "dropped, and the verdicts of those replies are read from their text (0/1), "
+                "not graded"
+            )
+        return None, False
 
     async def aclose(self) -> None:
         """Close the HTTP client and forget what was bound to this run's event loop (queued
@@ -489,16 +531,18 @@ def _decoded(reply: bytes) -> object:
 
 def new_sdk_client(api_key: str, base_url: str | None, timeout: float) -> Any:
     """An ``openai.AsyncOpenAI`` for ragmeter's chat and embedding calls: no retries of its own
-    (ragmeter retries, see `retry`), the SDK's pool defaults and redirects, replies bounded in
-    size (`replycap`), over aiohttp where it can be (`_http_client`)."""
+    (ragmeter retries, see `retry`), the SDK's pool defaults and redirects to the same host
+    only (`redirects`), replies bounded in size (`replycap`), over aiohttp where it can be
+    (`_http_client`)."""
     import openai
 
+    from .redirects import refuse_cross_host_redirect
     from .replycap import ACCEPT_ENCODING, cap_reply_size
 
     options: dict[str, Any] = {
         "timeout": timeout,
         "headers": {"Accept-Encoding": ACCEPT_ENCODING},
-        "event_hooks": {"response": [cap_reply_size]},
+        "event_hooks": {"response": [refuse_cross_host_redirect, cap_reply_size]},
     }
     return openai.AsyncOpenAI(
         api_key=api_key,

@@ -20,7 +20,7 @@ from ..redact import redact, redact_url
 from .cache import LLMCache, cache_key
 from .client import new_sdk_client, resolve_api_key
 from .cost import Usage
-from .errors import LLMCallError, scrubbed
+from .errors import InvalidReply, LLMCallError, scrubbed
 from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, check_one_loop, run_with_retries
 
 _SPACE_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
@@ -48,6 +48,14 @@ def cosine(a: list[float], b: list[float]) -> float:
     na = math.sqrt(sum(x * x for x in a))
     nb = math.sqrt(sum(y * y for y in b))
     return dot / (na * nb) if na and nb else 0.0
+
+
+def _comparable(vector: list[float]) -> bool:
+    """Whether `vector` has a direction: finite, not all zero, its length not overflowing
+    (NaN or infinite values turned every cosine into 0, a relevancy of 0 that no answer
+    earned)."""
+    squares = math.fsum(x * x for x in vector)
+    return 0.0 < squares < math.inf  # NaN compares false
 
 
 def bigram_cosine(a: str, b: str) -> float:
@@ -293,8 +301,13 @@ class EmbeddingClient:
             tokens = int(getattr(response.usage, "prompt_tokens", 0) or 0)
             self.usage.add(Usage(1, tokens, 0))
             share = tokens // max(1, len(missing))
-            for text, row in zip(missing, rows, strict=True):
-                vector = [float(x) for x in row.embedding]
+            got = [[float(x) for x in row.embedding] for row in rows]
+            if not all(map(_comparable, got)):
+                raise InvalidReply(
+                    f"embedding call to {self.model} returned a vector no similarity can be "
+                    "taken of (NaN, infinite or all zero): refused, not cached"
+                )
+            for text, vector in zip(missing, got, strict=True):
                 vectors[text] = vector
                 self.cache.put_embedding(self._key(text), vector, share)
         return [vectors[t] for t in texts]

@@ -1,4 +1,5 @@
-"""Errors of the LLM layer; all are :class:`~ragmeter.JudgeError` so a metric becomes unscored."""
+"""Errors of the LLM layer: :class:`~ragmeter.JudgeError` (a metric becomes unscored), or
+:class:`~ragmeter.JudgeUnavailable` for an endpoint that can answer nothing (the run stops)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,15 @@ class CostLimitReached(JudgeError):
 class InvalidReply(LLMCallError):
     """The endpoint answered with something unusable as a reply (too large, undecodable);
     not retried and not cached."""
+
+
+class QuotaSpent(JudgeUnavailable):
+    """The endpoint refused a call for quota or billing (429 ``insufficient_quota``, 402):
+    no wait or retry lifts it, so the run stops."""
+
+
+class OutOfPatience(JudgeUnavailable):
+    """The endpoint rate limits for longer than the run's patience (`RetryPolicy.patience`)."""
 
 
 def scrubbed(exc: LLMCallError | JudgeUnavailable, secrets: Sequence[str]) -> Exception:

@@ -57,6 +57,34 @@ def from_choice(choice: Any) -> list[TokenLogprob] | None:
     ]
 
 
+LOGPROB_SLACK = 1e-6
+"""How far above 0 a log-probability may be and still be taken for a rounded 0."""
+
+
+def impossible_value(tokens: Sequence[TokenLogprob]) -> float | None:
+    """The first log-probability among `tokens` and their alternatives that no probability
+    has (NaN, or above 0 by more than rounding), None when all can be. ``-inf`` can be: a
+    probability of 0."""
+    for token in tokens:
+        if not token.logprob <= LOGPROB_SLACK:  # NaN compares false
+            return token.logprob
+        for _text, logprob in token.top:
+            if not logprob <= LOGPROB_SLACK:
+                return logprob
+    return None
+
+
+def mentions(tokens: Sequence[TokenLogprob], secret: str, dumped: str | None = None) -> bool:
+    """Whether the text `tokens` spell, or an alternative's, contains `secret`; `dumped`, the
+    :func:`dumps` text of `tokens` when at hand, answers for the alternatives at once (each is
+    a JSON string there; a key needs no escaping)."""
+    if secret in "".join(token_texts(tokens)):
+        return True
+    if dumped is not None:
+        return secret in dumped
+    return any(secret in text for token in tokens for text, _ in token.top)
+
+
 def _from_choice_object(choice: Any) -> list[TokenLogprob] | None:
     content = getattr(getattr(choice, "logprobs", None), "content", None)
     if not content:
@@ -179,9 +207,12 @@ def _label_of(token: str, labels: Mapping[str, str]) -> str | None:
 
 def distribution_at(token: TokenLogprob, labels: Mapping[str, str]) -> dict[str, float] | None:
     """P(label) from the alternatives at `token`'s position, normalised over the labels seen;
-    None when no alternative names a label."""
+    None when no alternative names a label, or one has a log-probability no probability has
+    (a reply cached before such values were refused)."""
     seen: dict[str, float] = {}
     for text, logprob in (*token.top, (token.token, token.logprob)):
+        if not logprob <= LOGPROB_SLACK:  # NaN compares false
+            return None
         if text in seen:
             continue
         seen[text] = logprob
@@ -242,6 +273,8 @@ __all__ = [
     "dumps",
     "field_probabilities",
     "from_choice",
+    "impossible_value",
     "loads",
+    "mentions",
     "token_texts",
 ]

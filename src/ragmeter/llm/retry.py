@@ -2,7 +2,9 @@
 
 One :class:`AdaptiveLimiter` is shared by every call to an endpoint: it halves the number of
 calls in flight on HTTP 429 and pauses everyone for the ``Retry-After`` delay, then grows back
-by one after a window of successes, never above the configured concurrency.
+by one after a window of successes, never above the configured concurrency. Waiting is bounded
+by ``RetryPolicy.patience``: past it with no call answered, the run stops (:class:`OutOfPatience`);
+a spent quota stops it at once (:class:`QuotaSpent`).
 """
 
 from __future__ import annotations
@@ -19,12 +21,26 @@ from typing import TypeVar
 
 from .._deadline import within
 from .._exceptions import JudgeUnavailable
-from .errors import LLMCallError, ResponseFormatRejected
+from .errors import LLMCallError, OutOfPatience, QuotaSpent, ResponseFormatRejected
 
 T = TypeVar("T")
 
 _FORMAT_WORDS = re.compile(r"response_format|json_schema|json schema|schema|grammar|format", re.I)
-MAX_RETRY_AFTER = 120.0
+DEFAULT_PATIENCE = 300.0
+"""Seconds a run waits on an endpoint that only answers HTTP 429 before it stops."""
+QUOTA_CODES = frozenset(
+    {
+        "insufficient_quota",
+        "billing_hard_limit_reached",
+        "billing_not_active",
+        "insufficient_balance",
+        "insufficient_credits",
+        "payment_required",
+        "quota_exceeded",
+    }
+)
+"""Error codes and types (lower case) of a spent quota or an unpaid bill, not a rate limit:
+waiting does not lift them."""
 
 
 @dataclass
@@ -36,6 +52,9 @@ class RetryPolicy:
     backoff_max: float = 20.0
     timeout: float = 60.0
     """Seconds one attempt may take in total, reply included (a timeout is retried)."""
+    patience: float = DEFAULT_PATIENCE
+    """Seconds the calls may wait on HTTP 429 with no call answered meanwhile: a
+    ``Retry-After`` that asks for more (or a run of them adding up to more) stops the run."""
 
     def backoff(self, attempt: int) -> float:
         """Exponential backoff with full jitter for retry number ``attempt`` (0-based)."""
@@ -44,7 +63,8 @@ class RetryPolicy:
 
 
 def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date), as
+    asked: whether to wait that long is the caller's choice (`RetryPolicy.patience`)."""
     if not value:
         return None
     value = value.strip()
@@ -58,7 +78,9 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
         if when is None:
             return None
         seconds = when.timestamp() - (time.time() if now is None else now)
-    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+    if seconds != seconds:  # NaN
+        return None
+    return max(seconds, 0.0)
 
 
 def check_one_loop(bound: asyncio.AbstractEventLoop | None, what: str) -> asyncio.AbstractEventLoop:
@@ -95,6 +117,8 @@ class AdaptiveLimiter:
     rate_limited: int = 0
     _successes: int = 0
     _pause_until: float = 0.0
+    _limited_since: float | None = None
+    """When the endpoint began answering only HTTP 429 (None: it answered since)."""
     _waiters: deque[asyncio.Future[None]] = field(default_factory=deque, repr=False)
 
     def __post_init__(self) -> None:
@@ -105,6 +129,7 @@ class AdaptiveLimiter:
         """Forget the waiters and slots of a run that has ended (they belong to its loop)."""
         self._waiters.clear()
         self.in_flight = 0
+        self._limited_since = None  # the next run's patience starts afresh
 
     async def acquire(self) -> None:
         while True:
@@ -146,15 +171,24 @@ class AdaptiveLimiter:
                 waiter.set_result(None)
 
     def on_success(self) -> None:
+        self._limited_since = None
         self._successes += 1
         if self._successes >= self.limit and self.limit < self.max_limit:
             self.limit += 1
             self._successes = 0
             self._wake()
 
+    def waited(self) -> float:
+        """Seconds since the endpoint began answering only HTTP 429 (0 when it answers)."""
+        if self._limited_since is None:
+            return 0.0
+        return time.monotonic() - self._limited_since
+
     def on_rate_limited(self, retry_after: float | None) -> None:
         self.rate_limited += 1
         now = time.monotonic()
+        if self._limited_since is None:
+            self._limited_since = now
         if now >= self._pause_until:  # one cut per pause window, not one per 429 in the burst
             self.limit = max(1, self.limit // 2)
             self._successes = 0
@@ -224,7 +258,12 @@ async def run_with_retries(
                 error = LLMCallError(f"{what} could not connect: {reason}")
             error.__cause__ = exc
         except openai.RateLimitError as exc:
+            if _quota_error(exc):
+                raise _quota_stop(what, exc) from exc
             wait = parse_retry_after(exc.response.headers.get("retry-after"))
+            waited = limiter.waited()
+            if waited + (wait or 0.0) > policy.patience:
+                raise _patience_stop(what, wait, waited, policy.patience) from exc
             limiter.on_rate_limited(wait)
             error = LLMCallError(f"{what} rate limited (HTTP 429)", status=429)
             error.__cause__ = exc
@@ -238,6 +277,8 @@ async def run_with_retries(
                     body=body,
                 ) from exc
             message = f"{what} failed (HTTP {status}): {body[:300]}"
+            if status == 402 or _quota_error(exc):
+                raise _quota_stop(what, exc) from exc
             if status in (401, 403):
                 raise JudgeUnavailable(
                     f"{what} was refused (HTTP {status}: {body[:200]}): check the API key in "
@@ -272,6 +313,40 @@ async def run_with_retries(
         stats.retries += 1
         await asyncio.sleep(wait if wait is not None else policy.backoff(attempt))
         attempt += 1
+
+
+def _quota_error(exc: object) -> bool:
+    """Whether an error reply says the quota is spent or the bill unpaid (its ``code`` or
+    ``type`` in `QUOTA_CODES`), which no retry or wait lifts."""
+    body = getattr(exc, "body", None)
+    err = body.get("error", body) if isinstance(body, dict) else None
+    names = [getattr(exc, "code", None), getattr(exc, "type", None)]
+    if isinstance(err, dict):
+        names += [err.get("code"), err.get("type")]
+    return any(isinstance(n, str) and n.lower() in QUOTA_CODES for n in names)
+
+
+def _quota_stop(what: str, exc: object) -> QuotaSpent:
+    status = getattr(exc, "status_code", "?")
+    return QuotaSpent(
+        f"{what} refused the call for quota or billing, not a rate limit (HTTP {status}: "
+        f"{_body_text(exc)[:200]}): waiting will not help; check the account's plan, credits "
+        "and billing"
+    )
+
+
+def _patience_stop(what: str, wait: float | None, waited: float, patience: float) -> OutOfPatience:
+    so_far = f"{waited:.1f}s of HTTP 429 with no call answered"
+    if wait is None:
+        why = f"has answered only HTTP 429 for {so_far}"
+    else:
+        why = f"asks to wait {wait:g}s more (Retry-After)"
+        if waited > 0:
+            why += f" after {so_far}"
+    return OutOfPatience(
+        f"{what} is rate limited (HTTP 429) and {why}: past the patience of {patience:g}s; run "
+        "again later, or raise --patience (patience under [judge] in ragmeter.toml)"
+    )
 
 
 def _refused(exc: BaseException) -> bool:

@@ -12,11 +12,14 @@ requests per second) and reports the load it saw (:meth:`FakeOpenAI.summary`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import random
 import re
+import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -42,6 +45,10 @@ FaultKind = Literal[
     "slow_drip",
     "oversized",
     "bad_usage",
+    "reset",
+    "quota",
+    "bad_logprobs",
+    "echo_key",
 ]
 EmbedFn = Callable[[str], list[float]]
 ConfidenceFn = Callable[[FakeRequest, int], float]
@@ -98,7 +105,14 @@ class Fault:
     Hostile endpoints: ``slow_drip`` sends the headers at once, then the body one byte every
     ``drip_interval`` seconds (a per-read timeout never trips); ``oversized`` pads the reply's
     content with spaces to ``size`` characters (still valid JSON); ``bad_usage`` reports
-    ``usage`` as its token counts (default: negative ones).
+    ``usage`` as its token counts (default: negative ones); ``reset`` closes the connection
+    with a TCP reset after ``reset_after`` bytes of the reply (0: before any).
+
+    Billing and numbers: ``quota`` answers HTTP 429 with OpenAI's ``insufficient_quota`` error
+    (``code`` another error code, ``status`` another status such as 402); ``bad_logprobs``
+    gives every token's log-probability, and its alternatives', as ``logprob`` (NaN, +5.0);
+    ``echo_key`` appends the request's API key to the first string of a JSON reply (its
+    end for other text).
     """
 
     kind: FaultKind
@@ -112,6 +126,10 @@ class Fault:
     drip_interval: float = 1.0
     size: int = 10_000_000
     usage: dict[str, Any] | None = None
+    code: str = "insufficient_quota"
+    status: int = 429
+    logprob: float = float("nan")
+    reset_after: int = 0
 
 
 @dataclass
@@ -138,6 +156,8 @@ class LoggedRequest:
     """Seconds between the bytes of the reply (a ``slow_drip`` fault); 0: sent at once."""
     batch: str | None = None
     """The batch this chat request was a line of; None for a request sent on its own."""
+    reset: int | None = None
+    """Bytes of the reply sent before the connection was reset (a ``reset`` fault)."""
 
 
 def hashing_embedding(text: str, dim: int = 256) -> list[float]:
@@ -335,6 +355,16 @@ class FakeOpenAI:
                     headers["Retry-After"] = str(fault.retry_after)
                 error = {"message": "Rate limit reached, retry later", "type": "rate_limit"}
                 return 429, headers, {"error": error}
+            if fault.kind == "quota":
+                error = {
+                    "message": "You exceeded your current quota, please check your plan and "
+                    "billing details.",
+                    "type": fault.code,
+                    "code": fault.code,
+                }
+                return fault.status, {}, {"error": error}
+            if fault.kind == "reset":
+                entry.reset = fault.reset_after
             if fault.kind == "server_error":
                 return 500, {}, {"error": {"message": "internal error", "type": "server_error"}}
             if fault.kind == "unauthorized":
@@ -361,6 +391,8 @@ class FakeOpenAI:
             text = _corrupt(text, fault.kind)
             if fault.kind == "oversized":
                 text += " " * max(0, fault.size - len(text))
+            if fault.kind == "echo_key":
+                text = _echo(text, f" (key: {api_key})")
         prompt = sum(count_tokens(str(m.get("content") or "")) + 4 for m in request.messages)
         if self.count_schema_tokens:
             if rf_type == "json_schema":
@@ -403,7 +435,7 @@ class FakeOpenAI:
                         "index": 0,
                         "message": {"role": "assistant", "content": text},
                         "finish_reason": finish,
-                        "logprobs": {"content": fake_logprobs(text, request, self.confidence)}
+                        "logprobs": {"content": self._logprobs(text, request, fault)}
                         if body.get("logprobs") and self.logprobs == "yes"
                         else None,
                     }
@@ -411,6 +443,15 @@ class FakeOpenAI:
                 "usage": usage,
             },
         )
+
+    def _logprobs(self, text: str, request: FakeRequest, fault: Fault | None) -> list[dict]:
+        content = fake_logprobs(text, request, self.confidence)
+        if fault is not None and fault.kind == "bad_logprobs":
+            for item in content:
+                item["logprob"] = fault.logprob
+                for alternative in item["top_logprobs"]:
+                    alternative["logprob"] = fault.logprob
+        return content
 
     def _embeddings(self, body: dict[str, Any], entry: LoggedRequest) -> tuple[int, dict, dict]:
         inputs = body.get("input")
@@ -512,6 +553,29 @@ class FakeOpenAI:
                 entry.finished = time.monotonic()
 
 
+def _echo(text: str, extra: str) -> str:
+    """`text` with `extra` at the end of the first non-empty string of a JSON reply other than
+    a verdict (so it stays valid against its schema), else at the end of the text."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return text + extra
+
+    def add(node: Any) -> bool:
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in items:
+            if isinstance(value, str) and value and key not in ("verdict",):
+                node[key] = value + extra
+                return True
+            if isinstance(value, (dict, list)) and add(value):
+                return True
+        return False
+
+    if isinstance(data, (dict, list)) and add(data):
+        return json.dumps(data, ensure_ascii=False)
+    return text + extra
+
+
 def _corrupt(text: str, kind: str) -> str:
     if kind == "malformed":
         return "Sure! Here is my evaluation: {" + text[1:].replace('"', "'")
@@ -563,6 +627,9 @@ class _Handler(BaseHTTPRequestHandler):
         status, headers, payload, entry = self.fake._handle(
             self.path, body, self._api_key(), upload=upload
         )
+        if entry.reset is not None:
+            self._reset(status, headers, payload, entry.reset)
+            return
         self._send(status, headers, payload, drip=entry.drip)
 
     def do_GET(self) -> None:
@@ -570,6 +637,23 @@ class _Handler(BaseHTTPRequestHandler):
             self.path, {}, self._api_key(), method="GET"
         )
         self._send(status, headers, payload)
+
+    def _reset(
+        self, status: int, headers: dict[str, str], payload: dict[str, Any] | bytes, after: int
+    ) -> None:
+        """Send the first `after` bytes of the reply, then reset the connection (RST)."""
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
+        head = f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\n"
+        head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        whole = f"{head}Content-Length: {len(data)}\r\n\r\n".encode() + data
+        with contextlib.suppress(OSError):
+            if after:
+                self.wfile.write(whole[:after])
+                self.wfile.flush()
+            # A zero linger time makes close() send RST instead of FIN.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+        self.close_connection = True
 
     def _api_key(self) -> str:
         auth = self.headers.get("Authorization") or ""

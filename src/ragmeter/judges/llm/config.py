@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...llm.cost import Price
+from ...llm.retry import DEFAULT_PATIENCE
 from ...llm.structured import OutputMode
 from ..base import MetricName
 
@@ -49,6 +50,9 @@ class LLMJudgeConfig(BaseModel):
     """Retries of a call after 429, 5xx, timeouts and connection errors."""
     backoff_base: float = 0.5
     """First retry delay in seconds (doubled each retry, with jitter) when no Retry-After."""
+    patience: float = Field(default=DEFAULT_PATIENCE, gt=0, allow_inf_nan=False)
+    """Seconds the judge waits while its endpoint answers only HTTP 429: a ``Retry-After``
+    asking for more (or a run of them adding up to more) stops the run, with the reason."""
     n_questions: int = Field(default=3, ge=1)
     """Questions written back from the answer for answer relevancy."""
     cache_path: Path | None = None
@@ -57,7 +61,7 @@ class LLMJudgeConfig(BaseModel):
     """Read and write the cache; False re-asks everything and writes nothing to disk."""
     prices: dict[str, Price] = Field(default_factory=dict)
     """Prices per million tokens by model name, added to (and overriding) the examples."""
-    max_cost: float | None = None
+    max_cost: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     """Budget in dollars; once spent, remaining case-metrics are unscored."""
     embedding: Literal["local"] | EmbeddingEndpoint = "local"
     """``local`` (MiniLM for English, character bigrams for Chinese) or an endpoint."""

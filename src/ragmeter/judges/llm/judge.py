@@ -50,6 +50,7 @@ class OpenAIJudge(JudgeBase):
             max_retries=config.max_retries,
             backoff_base=config.backoff_base,
             timeout=config.timeout,
+            patience=config.patience,
         )
         path = (config.cache_path or default_cache_path()) if config.use_cache else None
         self.cache = LLMCache(path)
@@ -135,7 +136,7 @@ class OpenAIJudge(JudgeBase):
         """Warnings for the report, one per line: the judge model (or its family) also generated
         the answers;
         verdicts carry no probabilities although they were asked for; the endpoint reported
-        impossible token usage."""
+        impossible token usage or log-probabilities."""
         lines = []
         gen = self.config.generator_model
         if gen and gen.strip().lower() == self.config.model.strip().lower():
@@ -153,6 +154,8 @@ class OpenAIJudge(JudgeBase):
             lines.append(self.client.logprobs_note)
         if self.client.usage_note:
             lines.append(self.client.usage_note)
+        if self.client.invalid_logprobs_note:
+            lines.append(self.client.invalid_logprobs_note)
         return "\n".join(lines) or None
 
     async def judge(
@@ -224,13 +227,14 @@ class OpenAIJudge(JudgeBase):
         """Whether a re-run may reuse `result`: the case decided it (`reuse.decided`); its
         calls went out under the conditions it is kept under (an output mode found out
         meanwhile is the one they used); the endpoint raised no warning a re-run must show
-        again (refused log-probabilities, impossible token counts)."""
+        again (refused or impossible log-probabilities, impossible token counts)."""
         return (
             decided(result)
             and before["mode"] in (None, after["mode"])
             and before["top_logprobs"] == after["top_logprobs"]
             and self.client.logprobs_note is None
             and self.client.usage_note is None
+            and self.client.invalid_logprobs_note is None
         )
 
     @property

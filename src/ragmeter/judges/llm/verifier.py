@@ -24,7 +24,7 @@ from string import Template
 from ..._exceptions import JudgeError
 from ...llm.client import ChatResponse
 from ...llm.cost import Usage, count_tokens
-from ...llm.logprobs import TokenLogprob
+from ...llm.logprobs import TokenLogprob, impossible_value
 from ...text import sentence_spans
 from ..base import (
     ClaimVerdict,
@@ -97,8 +97,8 @@ def evidence_windows(
 
 def yes_probability(text: str, tokens: Sequence[TokenLogprob] | None) -> tuple[float, bool] | None:
     """(P(Yes), graded) of a one-token reply: from the first token's alternatives when given
-    (graded), else 1.0 or 0.0 from the reply itself; None when it says neither."""
-    if tokens:
+    and possible (graded), else 1.0 or 0.0 from the reply itself; None when it says neither."""
+    if tokens and impossible_value(tokens[:1]) is None:
         first = tokens[0]
         mass = {"yes": 0.0, "no": 0.0}
         seen: set[str] = set()
