@@ -44,7 +44,8 @@ def _raised(kind: type[Exception], call) -> str:
 
 
 def _floor_reason(n: int) -> str:
-    check, _ = _floor_check(uniform_run(n, {"faithfulness": 0.9}), "faithfulness", 0.5, None, False)
+    run = uniform_run(n, {"faithfulness": 0.9})
+    check, _ = _floor_check(run, "faithfulness", 0.5, None, False, False)
     return check.reason or ""
 
 
@@ -52,7 +53,8 @@ def _baseline_reason(n: int) -> str:
     scores: list[float | str] = [0.9] * n + ["judge error: x"] * (3 - n)
     base = uniform_run(3, {"faithfulness": scores})  # type: ignore[dict-item]
     new = uniform_run(3, {"faithfulness": 0.9})
-    check, _ = _baseline_check(base, new, "faithfulness", 0.05, (None, None), False)
+    ids = {case.id for case in new.cases}
+    check, _ = _baseline_check(base, new, "faithfulness", 0.05, (None, None), False, ids, False)
     return check.reason or ""
 
 
