@@ -199,7 +199,7 @@ _EN_REFERS = re.compile(
 )
 _EN_CODE = re.compile(
     r"[{}<>=\\|`#@]|://|\bwww\.|\w\(|\)\w|\s--?\w|\w/\w|\.(?:py|toml|cfg|ini|json|yaml|yml|sh)\b"
-    r"|\b\w+\.\w+\.\w+|\b[a-z]+_[a-z_]+\b|\b[a-z]+\.[a-z]+\b"
+    r"|\b\w+\.\w+\.\w+|\b[a-z]+_[a-z_]+\b|[A-Za-z]\.[A-Za-z]|\s\.(?:md|rst|txt|ipynb)\b"
 )
 _EN_NO_ANSWER = re.compile(
     r"^(?:then )?(?:see|refer|read|visit|check out)\b|\b(?:this|these|those|it|them|do so|"
@@ -364,6 +364,7 @@ def _en_subject_question(sentence: str, casing: Casing) -> Question | str:
         or any(word.lower().strip(",") in _EN_NOT_IN_SUBJECT for word in subject_words)
         or subject_words[0].lower().endswith("ly")
         or (len(subject_words) == 1 and subject_words[0].lower() in _EN_DETERMINERS)
+        or subject_words[0].lower() in ("some", "many", "most", "several", "few", "certain")
     ):
         return SKIP_NO_TEMPLATE
     subject = casing.inside(" ".join(subject_words))
@@ -382,8 +383,8 @@ def _en_subject_question(sentence: str, casing: Casing) -> Question | str:
         aux = "does" if number == "sg" else "do"
         return _yes_no(aux, subject, rest_full, pronoun)
     if verb in _EN_BE:
-        if after[0].lower() == "being":
-            return SKIP_NO_TEMPLATE
+        if after[0].lower().endswith("ing"):
+            return SKIP_NO_TEMPLATE  # "is being", "are fixing": no question reads well
         if (
             not negated
             and number == "sg"
@@ -433,8 +434,8 @@ def _aux_question(aux: str, subject: str, rest: str, pronoun: str) -> Question |
             left = rest[: measure.start()] + rest[measure.end() :]
             if prep == "every":
                 head = rest[: measure.start()].rstrip()
-                left = re.sub(r"\b(?:(?:at most|at least) )?once$", "", head) + (
-                    rest[measure.end() :]
+                left = (
+                    re.sub(r"\b(?:(?:at most|at least) )?once$", "", head) + (rest[measure.end() :])
                 )
                 return _finish(
                     f"how often {aux} {subject} {_trimmed(left)}", "amount", subject, pronoun
@@ -449,6 +450,8 @@ def _aux_question(aux: str, subject: str, rest: str, pronoun: str) -> Question |
 
 
 def _yes_no(aux: str, subject: str, rest: str, pronoun: str) -> Question | str:
+    if ":" in rest:
+        return SKIP_NO_TEMPLATE  # what the colon introduces is what the sentence says
     trimmed = _second_to_first_person(_trimmed(rest))
     if trimmed is None:
         return SKIP_REFERS
