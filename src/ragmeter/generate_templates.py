@@ -121,7 +121,7 @@ _EN_NOT_IN_SUBJECT = frozenset(
         r"\w+",
         "that which who whom whose it they them you your we our us i me my if when where "
         "because while this these those is are was were be been has have had do does did "
-        "time times",
+        "time times second third former latter previous",
     )
 )
 _EN_BE = {"is": "sg", "are": "pl", "was": "sg", "were": "pl"}
