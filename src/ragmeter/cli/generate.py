@@ -58,7 +58,7 @@ def generate(
     """Build an eval set from a folder of documents: questions with ground truths and the
     chunk they come from.
 
-    Extractive mode (no --model): sentences of prose become the questions a person would ask
+    Extractive mode (no --model or --llama): sentences of prose become the questions a person would ask
     by templates per language (English, Chinese), the sentence the ground truth; a sentence no
     template fits is skipped and counted by reason. LLM mode (--model): one call per chunk asks
     for questions and ground truths as strict JSON; a chunk without a usable reply is skipped
