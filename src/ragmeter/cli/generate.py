@@ -58,13 +58,14 @@ def generate(
     """Build an eval set from a folder of documents: questions with ground truths and the
     chunk they come from.
 
-    Extractive mode (no --model or --llama): sentences of prose become the questions a person would ask
-    by templates per language (English, Chinese), the sentence the ground truth; a sentence no
-    template fits is skipped and counted by reason. LLM mode (--model): one call per chunk asks
-    for questions and ground truths as strict JSON; a chunk without a usable reply is skipped
-    and counted. --llama: the same, offline, by the llama judge's model in this process
-    (--model names a bundled one, --model-path a GGUF file). Categories normal, typo,
-    out_of_scope and multi_turn, a follow-up naming its subject with a pronoun.
+    Extractive mode (no --model or --llama): sentences of prose become the questions a
+    person would ask by templates per language (English, Chinese), the sentence the ground
+    truth; a sentence no template fits is skipped and counted by reason. LLM mode (--model):
+    one call per chunk asks for questions and ground truths as strict JSON; a chunk without a
+    usable reply is skipped and counted. --llama: the same, offline, by the llama judge's
+    model in this process (--model names a bundled one, --model-path a GGUF file).
+    Categories normal, typo, out_of_scope and multi_turn, a follow-up naming its subject
+    with a pronoun.
     One case per line, `metadata.generate` naming the file, the chunk id and the mode. Review
     the questions before use.
 
