@@ -132,6 +132,16 @@ def test_an_english_sentence_becomes_the_question_a_person_would_ask(
         ("中国大陆区域支持使用微信扫码登录。", "中国大陆区域支持使用微信扫码登录吗？", "yes-no"),
         ("你可以在设置中关闭邮件通知。", "我可以在设置中关闭邮件通知吗？", "yes-no"),
         ("模板是一份预先写好结构的笔记。", "模板是什么？", "definition"),
+        (
+            "Nimbus Notes 支持 SAML 2.0，并提供配置指南。",
+            "Nimbus Notes 支持 SAML 2.0 吗？",
+            "yes-no",
+        ),
+        (
+            "如果连续 3 天推送失败，Webhook 会被自动停用。",
+            "如果连续多少天推送失败，Webhook 会被自动停用？",
+            "amount",
+        ),
     ],
 )
 def test_a_chinese_sentence_becomes_the_question_a_person_would_ask(
@@ -168,6 +178,7 @@ def test_a_chinese_sentence_becomes_the_question_a_person_would_ask(
             SKIP_NO_TEMPLATE,
         ),
         ("该功能支持所有套餐的工作区使用。", "zh", SKIP_NO_TEMPLATE),
+        ("单个附件的大小上限为：免费版 10 MB，专业版 200 MB。", "zh", SKIP_NO_TEMPLATE),
     ],
 )
 def test_a_sentence_no_natural_question_fits_is_skipped_with_the_reason(

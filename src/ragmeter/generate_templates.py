@@ -571,8 +571,9 @@ _ZH_CODE = re.compile(r"[{}<>=\\|`#@]|://|www\.|\w\(|\w/\w|\w\.\w+\.\w")
 
 
 def _zh_subject(sentence: str) -> tuple[str, str, str] | None:
-    """The subject, the predicate's first word and the rest of a Chinese sentence, or None
-    when the subject does not visibly end at a predicate word (jieba's cut)."""
+    """The subject, the predicate's first word and the rest of a Chinese sentence (a space
+    kept where the sentence has one between them, as after a Latin name), or None when the
+    subject does not visibly end at a predicate word (jieba's cut)."""
     from .text import _jieba
 
     tokens = _jieba().lcut(sentence)
@@ -583,7 +584,9 @@ def _zh_subject(sentence: str) -> tuple[str, str, str] | None:
             subject = "".join(tokens[:i]).strip()
             if not 2 <= len(subject) <= 15 or subject.startswith(_ZH_BAD_SUBJECT_START):
                 return None
-            return subject, token.strip(), "".join(tokens[i + 1 :]).strip()
+            gap = " " if "".join(tokens[:i])[-1:].isspace() else ""
+            rest = "".join(tokens[i + 1 :]).rstrip()
+            return subject + gap, token.strip(), rest
     return None
 
 
@@ -600,7 +603,7 @@ def _zh_finish(text: str, kind: str, subject: str = "") -> Question | str:
 
 def _zh_first_clause(text: str) -> str:
     text = re.sub(r"（[^（）]*）|\([^()]*\)", "", text)
-    return re.split(r"[，,；;：:]", text, maxsplit=1)[0].strip()
+    return re.split(r"[，,；;：:]", text, maxsplit=1)[0].rstrip()
 
 
 def chinese_question(sentence: str, cloze: str | None) -> Question | str:
@@ -622,25 +625,28 @@ def chinese_question(sentence: str, cloze: str | None) -> Question | str:
     if cloze is not None:
         clauses = re.split(r"(?<=[，,；;])", cloze)
         asked = next(i for i, clause in enumerate(clauses) if re.search("多少|哪", clause))
-        while asked + 1 < len(clauses) and re.search(
-            r"(?:后|时|前|之后|以后|时候)[，,；;]$", clauses[asked]
+        while asked + 1 < len(clauses) and (
+            re.search(r"(?:后|时|前|之后|以后|时候)[，,；;]$", clauses[asked])
+            or (asked == 0 and re.match("如果|若|假如|一旦|当", clauses[0]))
         ):
-            asked += 1  # a clause of time goes on into the next
+            asked += 1  # a clause of time or condition goes on into the next
         cloze = "".join(clauses[: asked + 1])
-        if not re.search(r"\d", cloze):
-            return _zh_finish(cloze, "amount", subject if cloze.startswith(subject) else "")
+        if not re.search(r"[\d：:]", cloze):
+            named = subject.strip() if cloze.startswith(subject.strip()) else ""
+            return _zh_finish(cloze, "amount", named)
         parts = None  # another number beside the one asked for: no cloze, no other question
     if parts is None:
         return SKIP_NO_TEMPLATE
     subject, verb, rest = parts
     if verb == "是" and len(rest) >= 4 and not rest.endswith("的") and "，" not in rest:
-        return _zh_finish(f"{subject}是什么", "definition", subject)
+        return _zh_finish(f"{subject}是什么", "definition", subject.strip())
     if verb in _ZH_YES_NO_VERBS:
         rest = _zh_first_clause(rest)
-        if len(rest) < 2:
+        if len(rest.strip()) < 2:
             return SKIP_NO_TEMPLATE
         space = " " if rest[-1:].isascii() and rest[-1:].isalnum() else ""
-        return _zh_finish(f"{subject}{_ZH_YES_NO_VERBS[verb]}{rest}{space}吗", "yes-no", subject)
+        text = f"{subject}{_ZH_YES_NO_VERBS[verb]}{rest}{space}吗"
+        return _zh_finish(text, "yes-no", subject.strip())
     return SKIP_NO_TEMPLATE
 
 
