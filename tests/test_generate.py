@@ -1,5 +1,6 @@
 """`ragmeter generate`: an eval set from a folder of documents (extractive mode)."""
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -15,10 +16,10 @@ from ragmeter.generate import (
     generate_extractive,
     html_to_text,
     load_documents,
-    make_question,
     quotas,
     write_generated,
 )
+from ragmeter.generate_templates import Casing
 from ragmeter.lint import lint_cases
 from ragmeter.vary import ABSTENTIONS
 
@@ -88,60 +89,6 @@ def test_html_text_keeps_blocks_apart_and_unescapes() -> None:
     assert body == "one <x>\n\ntwo"
 
 
-@pytest.mark.parametrize(
-    ("sentence", "lang", "question"),
-    [
-        (
-            "Deleted notes are kept in the trash for 30 days on every plan.",
-            "en",
-            "Deleted notes are kept in the trash for how many days on every plan?",
-        ),
-        (
-            "The Pro plan costs $8 per member per month.",
-            "en",
-            "The Pro plan costs how much per member per month?",
-        ),
-        (
-            "The Team plan has a 99.9% uptime SLA for paying customers.",
-            "en",
-            "The Team plan has a what percentage uptime SLA for paying customers?",
-        ),
-        (
-            "Larkspur Labs was founded in 2016 in Portland by two engineers.",
-            "en",
-            "Larkspur Labs was founded in which year in Portland by two engineers?",
-        ),
-        (
-            "所有套餐的回收站都保留 30 天，之后会被永久删除。",
-            "zh",
-            "所有套餐的回收站都保留多少天，之后会被永久删除？",
-        ),
-        ("Nimbus Notes 于 2018 年 3 月正式上线。", "zh", "Nimbus Notes 于哪年哪月正式上线？"),
-        ("存储用量达到 100% 后无法上传新附件。", "zh", "存储用量达到百分之多少后无法上传新附件？"),
-    ],
-)
-def test_a_sentence_with_a_number_becomes_a_cloze_question(sentence, lang, question) -> None:
-    made = make_question(_candidate(sentence, lang), {})
-    assert made is not None and made.kind == "cloze"
-    assert made.text == question
-
-
-def test_other_sentences_ask_about_their_rarest_words_outside_the_title() -> None:
-    rarity = {"emptying": 1.0, "contents": 2.0, "permanently": 3.0, "immediately": 0.5}
-    made = make_question(
-        _candidate("Emptying the trash permanently deletes its contents immediately.", "en"), rarity
-    )
-    assert made is not None and made.kind == "keywords"
-    assert (
-        made.text == "What does the Trash documentation say about deletes and contents?"
-    )  # no -ly, -ing
-    zh = make_question(
-        _candidate("中国大陆区域支持使用微信扫码登录。", "zh", "微信登录"),
-        {"扫码": 3.0, "区域": 2.0},
-    )
-    assert zh is not None and zh.text == "关于“微信登录”，文档对“区域”和“扫码”是怎么说的？"
-
-
 def test_quotas_split_categories_and_languages_and_add_up() -> None:
     counts = quotas(40, {"en": 100, "zh": 60})
     assert sum(counts.values()) == 40
@@ -182,8 +129,8 @@ def test_the_demo_handbook_gives_every_category_in_both_languages(demo_set, demo
             assert first.role == "user" and answer.role == "assistant"
             assert answer.content in chunks[meta["first_turn_chunk_id"]].text
             assert meta["subject"] not in case.question
-            assert meta["clean_question"].startswith(meta["subject"])
-            assert case.question.startswith(("It ", "They ", "它"))
+            assert meta["subject"] in meta["clean_question"]
+            assert re.search(r"\b(?:it|they)\b|它", case.question, re.I)
         if case.category == "typo":
             assert case.question != meta["clean_question"]
             assert "→" in meta["typo"] or meta["typo"].startswith("dropped")
@@ -235,52 +182,67 @@ def test_out_of_scope_questions_the_documents_cover_are_left_out(tmp_path: Path)
 
 
 @pytest.mark.parametrize(
-    ("first", "second", "lang", "question"),
+    ("first", "second", "lang", "history", "question"),
     [
         (
             "The Pro plan costs $8 per member per month.",
             "The Pro plan is designed for small groups of up to 10 members.",
             "en",
-            "It is designed for small groups of up to how many members?",
+            "How much does the Pro plan cost per member per month?",
+            "Is it designed for small groups of up to 10 members?",
         ),
         (
             "Service credits are applied to the next invoice.",
             "Service credits must be requested within 30 days after the month ends.",
             "en",
-            "They must be requested within how many days after the month ends?",
+            "Are service credits applied to the next invoice?",
+            "Within how many days must they be requested after the month ends?",
         ),
         (
-            "The web app works in private windows of every browser.",
-            "The web app needs a screen at least 1024 pixels wide to show notes.",
+            "Black is a PEP 8 compliant opinionated formatter with its own style.",
+            "Black supports formatting Jupyter Notebooks (.ipynb files) natively.",
             "en",
-            "It needs a screen at least how many pixels wide to show notes?",
+            "What is Black?",
+            "Does it support formatting Jupyter Notebooks natively?",
         ),
         (
-            "Larkspur Labs 是 Nimbus Notes 的开发公司，总部在美国。",
+            "Larkspur Labs 于 2016 年在美国俄勒冈州波特兰创立。",
             "Larkspur Labs 约有 240 名员工。",
             "zh",
+            "Larkspur Labs 于哪一年在美国俄勒冈州波特兰创立？",
             "它约有多少名员工？",
+        ),
+        (
+            "桌面应用会在后台自动更新。",
+            "桌面应用支持离线编辑，重新联网后自动同步。",
+            "zh",
+            "桌面应用会在后台自动更新吗？",
+            "它支持离线编辑吗？",
         ),
     ],
 )
-def test_a_follow_up_names_the_shared_subject_with_a_pronoun(first, second, lang, question) -> None:
-    pair = follow_up(_candidate(first, lang), _candidate(second, lang), {})
-    assert pair is not None and pair.question == question
+def test_a_follow_up_names_the_shared_subject_with_a_pronoun(
+    first, second, lang, history, question
+) -> None:
+    casing = Casing(["The docs say Black formats code, and Larkspur Labs writes them."])
+    pair = follow_up(_candidate(first, lang), _candidate(second, lang), casing)
+    assert pair is not None
+    assert (pair.first_question.text, pair.question) == (history, question)
 
 
 @pytest.mark.parametrize(
     ("first", "second", "lang"),
     [
-        # "Enterprise" is not the subject: "Enterprise customers" goes on
+        # not the same subject
         (
             "Enterprise contracts start at 50 seats and a one-year term.",
             "Enterprise customers are invoiced annually, with payment due in 30 days.",
             "en",
         ),
-        # the second sentence has no number to ask for
+        # "What is it?" is no follow-up a person would ask
         (
-            "The Pro plan costs $8 per member per month.",
-            "The Pro plan is designed for individuals and small groups of people.",
+            "Black supports formatting Jupyter Notebooks natively.",
+            "Black is a PEP 8 compliant opinionated formatter with its own style.",
             "en",
         ),
         # "重置" goes on as "重置链接"
@@ -288,4 +250,4 @@ def test_a_follow_up_names_the_shared_subject_with_a_pronoun(first, second, lang
     ],
 )
 def test_no_follow_up_when_the_subject_is_unclear(first, second, lang) -> None:
-    assert follow_up(_candidate(first, lang), _candidate(second, lang), {}) is None
+    assert follow_up(_candidate(first, lang), _candidate(second, lang)) is None

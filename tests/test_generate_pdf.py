@@ -165,10 +165,7 @@ def test_questions_and_ground_truths_come_from_the_pdf_text(pdf_dir: Path) -> No
         assert case.ground_truth is not None and case.ground_truth in bodies[meta["source"]]
     by_truth = {case.ground_truth: case for case in sourced}
     trash = by_truth[" ".join(EN_PAGES[0][1:3])]
-    assert trash.question == (
-        "Deleted notes are kept in the trash for how many days on every plan, after which they "
-        "are removed for good and cannot be restored by support?"
-    )
+    assert trash.question == "For how many days are deleted notes kept in the trash on every plan?"
     assert trash.metadata["generate"]["chunk_id"] == "handbook.pdf#0"
     assert by_truth["删除的笔记会在回收站中保留三十天，之后永久删除，客服也无法恢复。"].lang == "zh"
 

@@ -6,16 +6,16 @@ Documents (``.md``/``.markdown``, ``.txt``, ``.html``/``.htm``, and ``.pdf`` whe
 its language (detected per document, or forced).
 Cases are then made in two modes:
 
-- ``extractive`` (no model; the default): informative sentences are picked from the chunks
-  (self-contained, of a sensible length, with content words, numbers preferred) and turned
-  into questions by templates per language. A sentence with a number becomes a *cloze*
-  question, the number replaced by "how many"/"how much"/"what percentage" (多少, 百分之多少):
-  `Deleted notes are kept in the trash for how many days on every plan?`; any other sentence a
-  *keywords* question naming its two rarest content words: `What does the Trash documentation
-  say about retention and admins?`. The ground truth is the sentence itself, verbatim. These
-  questions are mechanical: a cloze question repeats its sentence's wording (which flatters
-  lexical retrieval), a keywords question can be vague, and a sentence is not always a
-  complete answer. Review them before use.
+- ``extractive`` (no model; the default): sentences of prose are picked from the chunks
+  (whole sentences of a sensible length, with content words; none holding a URL or code, none
+  opening by pointing elsewhere) and each becomes the question a person would ask by a
+  template per language (:mod:`ragmeter.generate_templates`): `How do I reset a forgotten
+  password?`, `For how many days are deleted notes kept in the trash?`, `Does Black support
+  formatting Jupyter Notebooks natively?`, `如何把海外区域的笔记迁移到上海区域？`. A sentence no
+  template fits is skipped and counted by reason (:attr:`Generated.sentences_skipped`): better
+  fewer good cases than many odd ones. The ground truth is the sentence itself, its Markdown
+  taken off. A yes/no question repeats its sentence's wording (which flatters lexical
+  retrieval) and a sentence is not always a complete answer. Review them before use.
 - ``llm`` (``model`` given): one call per chunk through any OpenAI-compatible endpoint asks
   for questions the chunk answers, with their ground truths, as JSON of a strict schema
   (:class:`GeneratedQuestions`). A chunk whose reply stays invalid after the structured
@@ -26,9 +26,9 @@ Both modes make the same categories: ``normal`` questions, ``typo`` questions (o
 or questions, with one typo from :mod:`ragmeter.typos`), and ``out_of_scope`` questions from
 the bank ``ragmeter vary`` uses (:data:`ragmeter.vary.OUT_OF_SCOPE_QUESTIONS`, minus any whose
 content words the documents mostly contain), with the abstention as the ground truth. The
-extractive mode also makes ``multi_turn`` cases (:func:`follow_up`): two sentences of a
-document opening with the same subject, the first asked and answered in the history, the
-second asked with the subject as a pronoun (it, they, 它).
+extractive mode also makes ``multi_turn`` cases (:func:`follow_up`): two questions of a
+document about the same subject, the first asked and answered in the history, the second
+asked with the subject as a pronoun (`Does it support …?`, `它支持…吗？`).
 Questions are de-duplicated as ``ragmeter lint`` compares them (exactly after normalising, and
 near-duplicates at its threshold), so the set lints without duplicate findings.
 
@@ -41,7 +41,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import html
-import math
 import random
 import re
 import unicodedata
@@ -58,7 +57,8 @@ from ._exceptions import ConfigError
 from .cases import Case
 from .demo.chunking import Chunk, chunk_document, text_width
 from .demo.corpus import Document
-from .text import content_words, detect_lang, is_stopword, normalize, sentence_spans
+from .generate_templates import Casing, Question, make_text_question, with_pronoun
+from .text import content_words, detect_lang, normalize, sentence_spans
 from .typos import make_typo
 from .vary import ABSTENTIONS, OUT_OF_SCOPE_QUESTIONS
 from .vocabulary import Lang, Turn
@@ -163,20 +163,103 @@ def html_to_text(source: str) -> tuple[str, str]:
     return html.unescape(title), body
 
 
-_MD_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MD_MARK = re.compile(r"(\*\*|__|`)")
-_MD_HEADING = re.compile(r"^#{1,6}\s*", re.M)
+_MD_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[^\n]*$", re.M | re.S)
+_MD_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+_MD_IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
+_MD_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+_MD_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^>\s]+)>")
+_MD_REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s+\S+.*$", re.M)
+_MD_HTML = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
+_MD_CODE = re.compile(r"(`+)(.+?)\1")
+_MD_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_MD_EMPHASIS = re.compile(r"(?<![\w*])([*_])(?=\S)(.+?)(?<=\S)\1(?![\w*])")
+_MD_STRIKE = re.compile(r"~~(.+?)~~")
+_MD_HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
+_MD_SETEXT = re.compile(r"^ {0,3}(?:=+|-+)\s*$")
+_MD_QUOTE = re.compile(r"^ {0,3}(?:>\s?)+")
+_MD_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+")
+_MD_RULE = re.compile(r"^ {0,3}(?:[-*_]\s*){3,}$")
+_MD_TABLE = re.compile(
+    r"^\s*\|.*\|\s*$|^\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$|\S\s*\|\s*\S.*\|"
+)
+_MD_ADMONITION = re.compile(r"^(?:!!!|\?\?\?\+?)\s*\w+(?:\s+\"[^\"]*\")?\s*$")
+_MD_DIRECTIVE = re.compile(r"^ {0,3}(?::{3,}|\.\. )\S*.*$")
 _MD_COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
 def markdown_to_text(body: str) -> str:
-    """Markdown with code blocks, comments, link targets and emphasis marks taken out; a
-    heading keeps its text on a line of its own."""
+    """The prose of a Markdown document, as a reader sees it: code blocks (fenced, or indented
+    outside a list or admonition), tables, HTML tags, comments, front matter, images, link
+    reference definitions and directive lines dropped; link syntax ``[text](url)`` and
+    autolinks ``<url>`` reduced to their text; emphasis, inline-code backticks, blockquote
+    ``>``, heading ``#`` and list bullet marks taken off. A heading, list item or table row
+    keeps a line (and so a sentence) of its own."""
+    body = _MD_FRONT_MATTER.sub("", body)
     body = _MD_COMMENT.sub("", _MD_FENCE.sub("", body))
-    body = _MD_LINK.sub(r"\1", body)
-    body = _MD_MARK.sub("", body)
-    return _MD_HEADING.sub("", body)
+    lines: list[str] = []
+    prose_indent = False  # an indented block continues a list item or an admonition
+    previous_blank = True
+    for raw in body.split("\n"):
+        line = raw.expandtabs(4)
+        stripped = line.strip()
+        if not stripped:
+            lines.append("")
+            previous_blank = True
+            continue
+        indented = len(line) - len(line.lstrip(" ")) >= 4
+        if indented and previous_blank and not prose_indent:
+            continue  # an indented code block
+        if not indented:
+            prose_indent = False
+        previous_blank = False
+        if _MD_ADMONITION.match(stripped):
+            prose_indent = True
+            lines.append("")
+            continue
+        if (
+            _MD_TABLE.search(line)
+            or _MD_RULE.match(line)
+            or _MD_SETEXT.match(line)
+            or _MD_DIRECTIVE.match(line)
+            or _MD_REF_DEF.match(line)
+        ):
+            lines.append("")
+            continue
+        line = _MD_QUOTE.sub("", line.strip())
+        heading = _MD_HEADING.match(line)
+        if heading:
+            lines += ["", heading.group(1), ""]
+            continue
+        bullet = _MD_BULLET.match(line)
+        if bullet:
+            prose_indent = True
+            lines.append("")
+            line = line[bullet.end() :]
+        lines.append(line)
+    text = "\n".join(lines)
+    text = _MD_IMAGE.sub("", text)
+    text = _MD_LINK.sub(r"\1", text)
+    text = _MD_AUTOLINK.sub(r"\1", text)
+    text = _MD_HTML.sub("", text)
+    text = _MD_CODE.sub(r"\2", text)
+    text = _MD_STRONG.sub(r"\2", text)
+    text = _MD_EMPHASIS.sub(r"\2", text)
+    text = _MD_STRIKE.sub(r"\1", text)
+    text = html.unescape(text)
+    blocks = (_join_lines(block.split("\n")) for block in re.split(r"\n\s*\n", text))
+    return "\n\n".join(block for block in blocks if block)
+
+
+def _join_lines(lines: list[str]) -> str:
+    """A paragraph's wrapped lines as one line: with a space, none between Chinese ones."""
+    out = ""
+    for line in (" ".join(line.split()) for line in lines):
+        if not line:
+            continue
+        if out and not (_is_wide(out[-1]) and _is_wide(line[0])):
+            out += " "
+        out += line
+    return out
 
 
 class _Skipped(Exception):
@@ -308,10 +391,10 @@ def _read_document(path: Path, kind: str) -> tuple[str, str]:
     if kind == "html":
         title, body = html_to_text(raw)
     elif kind == "markdown":
-        text = raw.strip()
+        text = _MD_FRONT_MATTER.sub("", raw).strip()
         first, _, rest = text.partition("\n")
         title, body = (first.lstrip("#").strip(), rest) if first.startswith("# ") else ("", text)
-        body = markdown_to_text(body).strip()
+        title, body = markdown_to_text(title).strip(), markdown_to_text(body).strip()
     else:
         title, body = "", raw.strip()
     if not body.strip():
@@ -361,62 +444,67 @@ _EN_POINTS_BACK = re.compile(
 )
 _ZH_PRONOUN_START = ("它", "这", "那", "该", "此", "其", "他", "她", "但", "而", "并", "也", "如上")
 _NUMBER = re.compile(r"\d")
+_URL = re.compile(
+    r"(?:https?|ftp)://\S+|\bwww\.\S+|\blocalhost:\d+\S*|\b\d{1,3}(?:\.\d{1,3}){3}\S*"
+)
+_CODE_LIKE = re.compile(r"[{}<>=\\|`]|\w\(|\$ |>>>|\.\.\.")
+
+SKIP_NOT_SENTENCE = "not a whole sentence of prose (a heading, label, list fragment or question)"
+SKIP_POINTS_BACK = "opens by pointing elsewhere (this, it, however, then…)"
+SKIP_URL_OR_CODE = "holds a URL or code"
 
 
-def sentence_candidates(chunks: Sequence[tuple[str, Chunk]]) -> list[Candidate]:
+def sentence_candidates(
+    chunks: Sequence[tuple[str, Chunk]], rejected: Counter[str] | None = None
+) -> list[Candidate]:
     """Sentences of the chunks that make a self-contained question and ground truth: a whole
-    sentence (not a heading, list label or question), of a sensible length, not opening with a
-    pronoun or connective that points elsewhere, with enough content words; scored by its
-    distinct content words, a number counting three."""
+    sentence of prose (not a heading, list label or question; no URL or code in it, nor a
+    fragment of one), of a sensible length, not opening with a pronoun or connective that
+    points elsewhere, with enough content words; scored by its distinct content words, a
+    number counting three. The sentences left out are counted in `rejected` by reason."""
     out: list[Candidate] = []
+    rejected = Counter() if rejected is None else rejected
     for cid, chunk in chunks:
+        urls = [found.span() for found in _URL.finditer(chunk.text)]
         for start, end in sentence_spans(chunk.text, chunk.lang):
+            if any(s < end and start < e for s, e in urls):
+                rejected[SKIP_URL_OR_CODE] += 1
+                continue
             sentence = _BULLET.sub("", chunk.text[start:end].strip()).strip()
             if "\n" in sentence or "|" in sentence:
+                rejected[SKIP_NOT_SENTENCE] += 1
                 continue
-            if chunk.lang == "en" and _EN_POINTS_BACK.search(" ".join(sentence.split()[:4])):
+            if _CODE_LIKE.search(sentence):
+                rejected[SKIP_URL_OR_CODE] += 1
+                continue
+            if chunk.lang == "en" and (
+                _EN_POINTS_BACK.search(" ".join(sentence.split()[:4]))
+                or _EN_PRONOUN_START.match(sentence)
+            ):
+                rejected[SKIP_POINTS_BACK] += 1
+                continue
+            if chunk.lang == "zh" and sentence.startswith(_ZH_PRONOUN_START):
+                rejected[SKIP_POINTS_BACK] += 1
                 continue
             words = set(content_words(sentence, chunk.lang, stem_words=False))
             if chunk.lang == "zh":
-                ok = (
-                    sentence.endswith(_ZH_END)
-                    and 12 <= len(sentence) <= 120
-                    and not sentence.startswith(_ZH_PRONOUN_START)
-                    and len(words) >= 3
-                )
+                ok = sentence.endswith(_ZH_END) and 12 <= len(sentence) <= 120 and len(words) >= 3
             else:
                 n_words = len(sentence.split())
                 ok = (
                     sentence.endswith(_EN_END)
-                    and 7 <= n_words <= 45
-                    and not _EN_PRONOUN_START.match(sentence)
-                    and len(words) >= 4
+                    and sentence[:1].isupper()
+                    and 6 <= n_words <= 45
+                    and len(words) >= 3
                 )
-            if ok:
-                score = min(len(words), 12) + (3 if _NUMBER.search(sentence) else 0)
-                out.append(Candidate(cid, chunk, sentence, score))
+            if not ok:
+                rejected[SKIP_NOT_SENTENCE] += 1
+                continue
+            score = min(len(words), 12) + (3 if _NUMBER.search(sentence) else 0)
+            out.append(Candidate(cid, chunk, sentence, score))
     return out
 
 
-@dataclass(frozen=True)
-class Question:
-    """A templated question: `template` with `{}` standing for `slot` (where a typo goes)."""
-
-    template: str
-    slot: str
-    kind: str
-    """`cloze` or `keywords`."""
-
-    @property
-    def text(self) -> str:
-        return self.template.replace("{}", self.slot)
-
-
-_EN_MONEY = re.compile(r"(?:US)?[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|k))?")
-_EN_PERCENT = re.compile(r"\d+(?:\.\d+)?\s?(?:%|percent\b)")
-_EN_TIME = re.compile(r"\b\d{1,2}(?::\d{2})\s?(?:[ap]\.?m\.?)?(?![\w:])", re.I)
-_EN_YEAR = re.compile(r"\b(?:in|since|from|until|by) ((?:19|20)\d{2})\b")
-_EN_COUNT = re.compile(r"(?<![\w.$,-])\d[\d,]*(?:\.\d+)?\s([a-zA-Z]+)\b(?!-)")
 _ZH_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}\s?年(\s?\d{1,2}\s?月)?")
 _ZH_PERCENT = re.compile(r"\d+(?:\.\d+)?\s?%")
 _ZH_MONEY = re.compile(r"[$¥￥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:美元|元|人民币|块)")
@@ -426,39 +514,8 @@ _ZH_COUNT = re.compile(
 )
 
 
-def _en_cloze(sentence: str) -> str | None:
-    """The sentence as a question with its first number asked for, or None."""
-    spans: list[tuple[int, int, str]] = []
-    for regex, ask in ((_EN_MONEY, "how much"), (_EN_PERCENT, "what percentage")):
-        found = regex.search(sentence)
-        if found:
-            spans.append((found.start(), found.end(), ask))
-    found = _EN_TIME.search(sentence)
-    if found:
-        spans.append((found.start(), found.end(), "what time"))
-    found = _EN_YEAR.search(sentence)
-    if found:
-        spans.append((found.start(1), found.end(1), "which year"))
-    for found in _EN_COUNT.finditer(sentence):
-        unit = found.group(1)
-        if (
-            unit.lower() in {"percent", "am", "pm"}
-            or not unit.islower()
-            or is_stopword(unit)
-            or found.group().split()[0] == "1"  # "1 business day" has no plural to ask
-        ):
-            continue
-        spans.append((found.start(), found.end(), f"how many {unit}"))
-        break
-    if not spans:
-        return None
-    start, end, ask = min(spans, key=lambda span: (span[0], -span[1]))
-    text = sentence[:start] + ask + sentence[end:]
-    text = text.rstrip(".! ") + "?"
-    return text[0].upper() + text[1:]
-
-
 def _zh_cloze(sentence: str) -> str | None:
+    """The sentence with its first number asked for in place (多少天, 哪一年), as Chinese asks."""
     spans: list[tuple[int, int, str]] = []
     found = _ZH_YEAR.search(sentence)
     if found:
@@ -479,72 +536,28 @@ def _zh_cloze(sentence: str) -> str | None:
     return (before + ask + after).rstrip("。！；") + "？"
 
 
-def _keywords(sentence: str, lang: Lang, rarity: dict[str, float], title: str) -> list[str]:
-    """The sentence's two rarest content words (by document frequency) not in the document's
-    title, in sentence order."""
-    words = list(dict.fromkeys(content_words(sentence, lang, stem_words=False)))
-    words = [w for w in words if w not in title.casefold()]
-    if lang == "zh":
-        words = [w for w in words if len(w) >= 2 and not w.isascii()]
-    else:  # nouns are the better topics: no -ed, -ing or -ly forms
-        words = [
-            w
-            for w in words
-            if w.isalpha() and len(w) > 3 and w not in _EN_VAGUE and not _EN_NOT_TOPIC.search(w)
-        ]
-    ranked = sorted(words, key=lambda w: (-rarity.get(w, 0.0), words.index(w)))[:2]
-    return [_surface(w, sentence) for w in words if w in ranked]
+_KIND_BONUS = {"how-to": 9, "amount": 9, "when": 9, "what": 6, "definition": 6, "yes-no": 0}
+"""Added to a candidate's score by the kind of its question: a how-to or an amount is what
+people ask most, a yes/no question the least telling."""
 
 
-_EN_NOT_TOPIC = re.compile(r"(?:ed|ing|ly)$")
-_EN_VAGUE = frozenset(
-    re.findall(
-        r"\w+",
-        "first second last next every each many much more most less other same only time times "
-        "day days week weeks month months year years hour hours minute minutes make makes "
-        "made need needs uses kept keep keeps gets give gives take takes come comes able",
-    )
-)
-
-
-def _surface(word: str, sentence: str) -> str:
-    """`word` as the sentence writes it (`Cmd`, not the token `cmd`)."""
-    found = re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", sentence, re.I)
-    return found.group() if found else word
-
-
-def make_question(candidate: Candidate, rarity: dict[str, float]) -> Question | None:
-    """A question the candidate's sentence answers (module docstring), or None."""
+def question_for(candidate: Candidate, casing: Casing) -> Question | str:
+    """The question the candidate's sentence answers (:mod:`ragmeter.generate_templates`),
+    or why none is made."""
     lang, sentence = candidate.chunk.lang, candidate.sentence
-    title = candidate.chunk.title
-    if lang == "zh":
-        cloze = _zh_cloze(sentence)
-        if cloze:
-            return Question("{}", cloze, "cloze")
-        words = _keywords(sentence, lang, rarity, title)
-        if len(words) < 2:
-            return None
-        return Question(
-            f"关于“{title}”，文档对{{}}是怎么说的？", "“" + "”和“".join(words) + "”", "keywords"
-        )
-    cloze = _en_cloze(sentence)
-    if cloze:
-        return Question("{}", cloze, "cloze")
-    words = _keywords(sentence, lang, rarity, title)
-    if len(words) < 2:
-        return None
-    return Question(
-        f"What does the {title} documentation say about {{}}?", " and ".join(words), "keywords"
-    )
+    cloze = _zh_cloze(sentence) if lang == "zh" else None
+    return make_text_question(sentence, lang, casing, cloze)
 
 
-def word_rarity(docs: Sequence[Document]) -> dict[str, float]:
-    """Inverse document frequency of every content word of the documents."""
-    df: Counter[str] = Counter()
-    for doc in docs:
-        df.update(set(content_words(doc.body, doc.lang, stem_words=False)))
-    n = max(len(docs), 1)
-    return {word: math.log((n + 1) / (count + 0.5)) for word, count in df.items()}
+def make_question(candidate: Candidate, casing: Casing | None = None) -> Question | None:
+    """The question the candidate's sentence answers, or None."""
+    made = question_for(candidate, casing or Casing())
+    return made if isinstance(made, Question) else None
+
+
+def document_casing(docs: Sequence[Document]) -> Casing:
+    """How the documents capitalise their words mid-sentence (:class:`Casing`)."""
+    return Casing(doc.body for doc in docs if doc.lang == "en")
 
 
 # --- the set ----------------------------------------------------------------------------------
@@ -563,6 +576,10 @@ class Generated:
     """Chunks or questions left out, by reason (chunk ids, or bank questions)."""
     calls: int = 0
     """LLM calls made (cached ones included); 0 in extractive mode."""
+    sentences: int = 0
+    """Sentences read (extractive mode)."""
+    sentences_skipped: dict[str, int] = field(default_factory=dict)
+    """Sentences no question was made from, by reason (extractive mode)."""
 
     @property
     def by_category(self) -> dict[str, int]:
@@ -728,13 +745,39 @@ def _source_case(
     )
 
 
+@dataclass(frozen=True)
+class Asked:
+    """A candidate sentence with the question it answers."""
+
+    candidate: Candidate
+    question: Question
+    score: float
+    """The candidate's score plus its question kind's bonus (:data:`_KIND_BONUS`)."""
+
+
+def asked_questions(
+    candidates: Sequence[Candidate], casing: Casing, rejected: Counter[str]
+) -> list[Asked]:
+    """Every candidate's question, in document order; the sentences without one counted in
+    `rejected` by reason."""
+    out: list[Asked] = []
+    for candidate in candidates:
+        made = question_for(candidate, casing)
+        if isinstance(made, str):
+            rejected[made] += 1
+            continue
+        out.append(Asked(candidate, made, candidate.score + _KIND_BONUS.get(made.kind, 0)))
+    return out
+
+
 def generate_extractive(
     docs: Sequence[Document], *, n: int = 40, seed: int = 0, chunk_size: int = CHUNK_SIZE
 ) -> Generated:
     """An eval set of about `n` cases from `docs` with no model (module docstring)."""
     chunks = chunk_documents(docs, chunk_size)
-    rarity = word_rarity(docs)
-    candidates = sentence_candidates(chunks)
+    rejected: Counter[str] = Counter()
+    candidates = sentence_candidates(chunks, rejected)
+    asked = asked_questions(candidates, document_casing(docs), rejected)
     langs = Counter(chunk.lang for _, chunk in chunks)
     want = quotas(n, dict(langs))
     dedup = _Dedup()
@@ -743,32 +786,27 @@ def generate_extractive(
     cases: list[Case] = []
     base = {"mode": "extractive", "seed": seed}
     for lang in sorted(langs):
-        in_lang = [c for c in candidates if c.chunk.lang == lang]
-        turns = _multi_turn_cases(in_lang, rarity, want.get(("multi_turn", lang), 0), seed, dedup)
+        in_lang = [a for a in asked if a.candidate.chunk.lang == lang]
+        turns = _multi_turn_cases(in_lang, want.get(("multi_turn", lang), 0), seed, dedup)
         for turn in turns:
             turn.id = _case_id(lang, "multi_turn", counters)
         cases += turns
         shortfall = want.get(("multi_turn", lang), 0) - len(turns)  # made as normal ones
-        pool = spread(in_lang, lambda c: c.chunk.doc_id, seed, f"extractive-{lang}")
+        pool = spread(in_lang, lambda a: a.candidate.chunk.doc_id, seed, f"extractive-{lang}")
         for category in ("normal", "typo"):
             made = 0
             while made < want.get((category, lang), 0) + (shortfall if category == "normal" else 0):
-                candidate = next(pool, None)
-                if candidate is None:
+                item = next(pool, None)
+                if item is None:
                     break
-                question = make_question(candidate, rarity)
-                if question is None:
-                    skipped.setdefault("sentence without a number or two keywords", []).append(
-                        candidate.chunk_id
-                    )
-                    continue
+                candidate, question = item.candidate, item.question
                 meta: dict[str, Any] = {**base, "template": question.kind}
                 text = question.text
                 if category == "typo":
-                    typo = make_typo(question.slot, lang, rng_for(seed, "typo", text))
+                    typo = make_typo(question.text, lang, rng_for(seed, "typo", text))
                     if typo is None:
                         continue
-                    text = question.template.replace("{}", typo.text)
+                    text = typo.text
                     meta.update(typo=typo.edit, clean_question=question.text)
                     if not dedup.admits(question.text, text, truth=candidate.sentence):
                         continue
@@ -797,27 +835,22 @@ def generate_extractive(
         documents=len(docs),
         chunks=len(chunks),
         skipped=skipped,
+        sentences=len(candidates)
+        + sum(count for reason, count in rejected.items() if reason in _SENTENCE_REASONS),
+        sentences_skipped=dict(rejected.most_common()),
     )
+
+
+_SENTENCE_REASONS = frozenset({SKIP_NOT_SENTENCE, SKIP_POINTS_BACK, SKIP_URL_OR_CODE})
 
 
 # --- multi-turn: a follow-up that names its subject with a pronoun ---------------------------
 
-_EN_AUX_SINGULAR = frozenset({"is", "was", "has", "does"})
-_EN_AUX_PLURAL = frozenset({"are", "were", "have", "do"})
-_EN_MODALS = frozenset({"can", "cannot", "must", "will", "may", "should", "could", "would"})
-_ZH_PREDICATE_START = frozenset(
-    re.findall(
-        r"\S+",
-        "的 是 在 会 可以 可 于 每 约 不 只 还 也 都 需要 支持 提供 有 没有 将 能 为 对 按 仅 "
-        "最多 至少 包含 不会 不能 必须 通常 已 已经",
-    )
-)
-
 
 @dataclass(frozen=True)
 class FollowUp:
-    """Two sentences of a document opening with the same subject: the first is asked and
-    answered, the second asked about with the subject as a pronoun."""
+    """Two sentences of a document about the same subject: the first is asked and answered,
+    the second asked about with the subject as a pronoun."""
 
     first: Candidate
     first_question: Question
@@ -830,79 +863,44 @@ class FollowUp:
     pronoun: str
 
 
-def _en_pronoun(subject: str, verb: str) -> str | None:
-    """`it` or `they` for an English subject followed by `verb`, or None when `verb` does not
-    show that the subject ends there (a singular verb in -s, an auxiliary or a modal)."""
-    plural = subject.split()[-1].endswith("s") and not subject.endswith("ss")
-    if verb in _EN_AUX_SINGULAR:
-        return "it"
-    if verb in _EN_AUX_PLURAL:
-        return "they"
-    if verb in _EN_MODALS:
-        return "they" if plural else "it"
-    # "The web app needs": a verb in -s after a determiner's noun phrase ("Enterprise
-    # customers" is a noun phrase going on, not "Enterprise" and a verb)
-    determined = subject.split()[0].lower() in {"the", "a", "an", "each", "every"}
-    if determined and not plural and verb.islower() and verb.endswith("s"):
-        return "it" if not verb.endswith("ss") else None
-    return None
-
-
-def follow_up(first: Candidate, second: Candidate, rarity: dict[str, float]) -> FollowUp | None:
-    """The follow-up of `first` by `second` (same document, same opening subject), or None."""
-    lang = first.chunk.lang
-    asked = make_question(first, rarity)
-    question = make_question(second, rarity)
-    if asked is None or question is None or question.kind != "cloze":
+def _follow_up(first: Asked, second: Asked) -> FollowUp | None:
+    one, two = first.question, second.question
+    if not one.subject or one.subject.casefold() != two.subject.casefold():
         return None
-    if lang == "zh":
-        from .text import _jieba
-
-        cut = _jieba().lcut  # every character kept, spaces too
-        a, b = cut(first.sentence), cut(second.sentence)
-        k = 0
-        while k < min(len(a), len(b)) - 1 and a[k] == b[k]:
-            k += 1
-        subject = "".join(b[:k]).strip()
-        if b[k].strip() not in _ZH_PREDICATE_START:  # the subject may go on ("重置" + "链接")
-            return None
-        if len(subject) < 2 or is_stopword(subject) or not question.text.startswith(subject):
-            return None
-        text = "它" + question.text[len(subject) :].lstrip()
-        return FollowUp(first, asked, second, text, question.text, subject, "它")
-    wa, wb = first.sentence.split(), second.sentence.split()
-    k = 0
-    while k < min(len(wa), len(wb)) - 1 and wa[k] == wb[k]:
-        k += 1
-    if not k or is_stopword(wb[k - 1].lower()) or wb[k - 1][-1] in ",;:":
+    if first.candidate.sentence == second.candidate.sentence:
         return None
-    subject = " ".join(wb[:k])
-    pronoun = _en_pronoun(subject, wb[k])
-    if pronoun is None or not question.text.startswith(subject + " "):
+    text = with_pronoun(two)
+    if text is None:
         return None
-    text = pronoun.capitalize() + question.text[len(subject) :]
-    return FollowUp(first, asked, second, text, question.text, subject, pronoun)
+    return FollowUp(
+        first.candidate, one, second.candidate, text, two.text, two.subject, two.pronoun
+    )
 
 
-def _multi_turn_cases(
-    candidates: Sequence[Candidate],
-    rarity: dict[str, float],
-    wanted: int,
-    seed: int,
-    dedup: _Dedup,
-) -> list[Case]:
-    """Up to `wanted` follow-ups, documents visited in turn (ids left to the caller)."""
+def follow_up(first: Candidate, second: Candidate, casing: Casing | None = None) -> FollowUp | None:
+    """The follow-up of `first` by `second`: both questions have the same subject, and the
+    second names it by a pronoun (`Does it support …?`, `它…吗？`); None when they do not."""
+    casing = casing or Casing()
+    one, two = question_for(first, casing), question_for(second, casing)
+    if isinstance(one, str) or isinstance(two, str):
+        return None
+    return _follow_up(Asked(first, one, 0), Asked(second, two, 0))
+
+
+def _multi_turn_cases(asked: Sequence[Asked], wanted: int, seed: int, dedup: _Dedup) -> list[Case]:
+    """Up to `wanted` follow-ups (the first turn earlier in the same document), documents
+    visited in turn (ids left to the caller)."""
     if wanted < 1:
         return []
-    by_doc: dict[str, list[Candidate]] = defaultdict(list)
-    for candidate in candidates:
-        by_doc[candidate.chunk.doc_id].append(candidate)
+    by_doc: dict[str, list[Asked]] = defaultdict(list)
+    for item in asked:
+        by_doc[item.candidate.chunk.doc_id].append(item)
     pairs = [
         pair
         for doc in sorted(by_doc)
-        for first in by_doc[doc]
-        for second in by_doc[doc]
-        if first is not second and (pair := follow_up(first, second, rarity)) is not None
+        for i, first in enumerate(by_doc[doc])
+        for second in by_doc[doc][i + 1 :]
+        if (pair := _follow_up(first, second)) is not None
     ]
     out: list[Case] = []
     for pair in spread(pairs, lambda p: p.second.chunk.doc_id, seed, "multi_turn"):
@@ -1239,18 +1237,21 @@ __all__ = [
     "META_KEY",
     "SHARES",
     "SUFFIXES",
+    "Asked",
     "Candidate",
     "Generated",
     "GeneratedFollowUp",
     "GeneratedQuestions",
     "SkippedFile",
     "chunk_documents",
+    "document_casing",
     "generate_extractive",
     "generate_llm",
     "html_to_text",
     "load_documents",
     "make_question",
     "markdown_to_text",
+    "question_for",
     "quotas",
     "sentence_candidates",
     "write_generated",

@@ -47,7 +47,7 @@ def test_generate_with_a_forced_language_and_the_files_it_skips(tmp_path: Path) 
     assert "skipped manual.pdf: not a readable PDF" in result.output
     cases = load_cases(out)
     assert (
-        cases[0].question == "Deleted notes are kept in the trash for how many days on every plan?"
+        cases[0].question == "For how many days are deleted notes kept in the trash on every plan?"
     )
     assert cases[0].metadata["generate"]["chunk_id"] == "trash.md#0"
 

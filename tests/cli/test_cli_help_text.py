@@ -39,5 +39,5 @@ def test_descriptions_fill_the_width_at_80_columns(command: list[str]) -> None:
 
 def test_a_line_break_in_a_docstring_is_not_one_in_help() -> None:
     result = runner.invoke(app, ["generate", "--help"], env={"COLUMNS": "80"})
-    assert "questions by templates per language" in " ".join(result.output.split())
-    assert " questions by \n" not in result.output
+    assert "a person would ask by templates per language" in " ".join(result.output.split())
+    assert " questions a \n" not in result.output

@@ -34,6 +34,18 @@ def generate(
         help="LLM that writes the questions (any OpenAI-compatible endpoint); without it, the "
         "extractive mode.",
     ),
+    llama: bool = typer.Option(
+        False,
+        "--llama",
+        help="Questions written offline by the llama judge's model (llama.cpp in this process; "
+        "the llama or llama-small extra); --model then names the bundled model.",
+    ),
+    model_path: Path = typer.Option(
+        None, "--model-path", help="--llama: a GGUF file instead of the bundled model."
+    ),
+    threads: int = typer.Option(
+        None, "--threads", min=1, help="--llama: CPU threads (all cores but one)."
+    ),
     base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL."),
     api_key_env: str = typer.Option(
         "OPENAI_API_KEY",
@@ -46,11 +58,14 @@ def generate(
     """Build an eval set from a folder of documents: questions with ground truths and the
     chunk they come from.
 
-    Extractive mode (no --model): informative sentences of the chunks become questions by
-    templates per language (English, Chinese), the sentence the ground truth. LLM mode
-    (--model): one call per chunk asks for questions and ground truths as strict JSON; a chunk
-    without a usable reply is skipped and counted. Categories normal, typo, out_of_scope and
-    multi_turn, a follow-up naming its subject with a pronoun.
+    Extractive mode (no --model or --llama): sentences of prose become the questions a
+    person would ask by templates per language (English, Chinese), the sentence the ground
+    truth; a sentence no template fits is skipped and counted by reason. LLM mode (--model):
+    one call per chunk asks for questions and ground truths as strict JSON; a chunk without a
+    usable reply is skipped and counted. --llama: the same, offline, by the llama judge's
+    model in this process (--model names a bundled one, --model-path a GGUF file).
+    Categories normal, typo, out_of_scope and multi_turn, a follow-up naming its subject
+    with a pronoun.
     One case per line, `metadata.generate` naming the file, the chunk id and the mode. Review
     the questions before use.
 
@@ -60,7 +75,12 @@ def generate(
     from ..generate import generate_extractive, generate_llm, load_documents, write_generated
     from ..report.generate import render_generated, skipped_lines
 
-    if model is None and (base_url is not None or cache_dir is not None or no_cache):
+    if llama and base_url is not None:
+        fail("--llama serves its own model: drop --base-url (or drop --llama)")
+    if not llama and (model_path is not None or threads is not None):
+        fail("--model-path and --threads are for the local model: give --llama too")
+    llm = llama or model is not None
+    if not llm and (base_url is not None or cache_dir is not None or no_cache):
         fail("--base-url, --cache-dir and --no-cache are for the LLM mode: give --model too")
     if out is None:
         fail("give --out FILE.jsonl, the eval set to write")
@@ -69,14 +89,27 @@ def generate(
     with user_errors():
         if out.expanduser().suffix.lower() != ".jsonl":
             fail(f"--out {out}: the eval set is written as JSONL; name it *.jsonl")
-        documents, skipped_files = load_documents(docs, lang)  # type: ignore[arg-type]
+        documents, skipped_files = load_documents(docs, lang)
         if not documents:
             for line in skipped_lines(skipped_files):
                 typer.echo(line, err=True)
             if skipped_files:
                 fail(f"{docs}: no document could be read (the files skipped are listed above)")
             fail(f"{docs}: no documents to read (.md, .markdown, .txt, .html, .htm, .pdf)")
-        if model is None:
+        if llama:
+            from ..generate_llama import generate_server, generate_with_llama
+
+            server = generate_server(model, model_path, threads)
+            result = generate_with_llama(
+                documents,
+                server,
+                n=n,
+                seed=seed,
+                chunk_size=chunk_size,
+                cache_path=_cache_path(cache_dir, no_cache),
+                use_cache=not no_cache,
+            )
+        elif model is None:
             result = generate_extractive(documents, n=n, seed=seed, chunk_size=chunk_size)
         else:
             client = _client(model, base_url, api_key_env, cache_dir, no_cache)
@@ -90,9 +123,9 @@ def generate(
 def _client(
     model: str, base_url: str | None, api_key_env: str, cache_dir: Path | None, no_cache: bool
 ) -> object:
-    from ..llm import ChatClient, LLMCache, default_cache_path
+    from ..llm import ChatClient, LLMCache
 
-    path = None if no_cache else (cache_dir / "llm.sqlite" if cache_dir else default_cache_path())
+    path = _cache_path(cache_dir, no_cache)
     client = ChatClient(
         model=model,
         base_url=base_url,
@@ -102,3 +135,9 @@ def _client(
     )
     client.prepare()
     return client
+
+
+def _cache_path(cache_dir: Path | None, no_cache: bool) -> Path | None:
+    from ..llm import default_cache_path
+
+    return None if no_cache else (cache_dir / "llm.sqlite" if cache_dir else default_cache_path())

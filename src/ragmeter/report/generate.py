@@ -41,6 +41,15 @@ def render_generated(
         )
     for line in skipped_lines(skipped_files):
         console.print(line, soft_wrap=True, markup=False)
+    if result.sentences_skipped:
+        console.print(
+            f"  of {counted(result.sentences, 'sentence')} read, "
+            f"{sum(result.sentences_skipped.values())} made no question:",
+            soft_wrap=True,
+            markup=False,
+        )
+    for reason, count in result.sentences_skipped.items():
+        console.print(f"    {count}: {reason}", soft_wrap=True, markup=False)
     for reason, items in result.skipped.items():
         shown = ", ".join(items[:_SHOWN])
         more = f", … ({len(items)} in all)" if len(items) > _SHOWN else ""
