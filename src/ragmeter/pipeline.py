@@ -228,6 +228,15 @@ def coerce_output(result: object, source: str) -> PipelineOutput:
     return PipelineOutput(contexts=contexts, answer=answer, metadata=dict(metadata))
 
 
+def describe_error(exc: BaseException) -> str:
+    """What a user's code raised, in words: `RuntimeError: index missing`, or for an exit
+    `SystemExit(2)` (a bare `SystemExit: 2` reads like a message)."""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r})"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def _describe(value: object) -> str:
     text = repr(value)
     text = text if len(text) <= 60 else text[:57] + "..."
@@ -280,8 +289,10 @@ class CallablePipeline(PipelineBase):
                 result = await _in_daemon_thread(self.fn, case.question, history)
                 if inspect.isawaitable(result):
                     result = await result
-        except Exception as exc:
-            raise PipelineError(f"{source} raised {type(exc).__name__}: {exc}") from exc
+        except asyncio.CancelledError:
+            raise  # the case's deadline passed, or the run is stopping
+        except BaseException as exc:  # sys.exit, an argparse error, KeyboardInterrupt too
+            raise PipelineError(f"{source} raised {describe_error(exc)}") from exc
         return coerce_output(result, source)
 
     async def aclose(self) -> None:

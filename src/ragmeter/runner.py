@@ -16,7 +16,7 @@ from .health import DEFAULT_MIN_SCORED_SHARE, assess_run
 from .judges.base import Judge, MinimalJudge, ensure_judge
 from .judges.rules import empty_answer_result
 from .limits import max_text_chars, oversize_reason
-from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline, run_case
+from .pipeline import MinimalPipeline, Pipeline, describe_error, ensure_pipeline, run_case
 from .reasons import NO_RESULT, PIPELINE_ERROR, TOO_LONG, code_of, without_case_id
 from .redact import redact
 from .results import CaseResult, RunInfo, RunResult
@@ -51,8 +51,10 @@ async def _run_pipeline(pipeline: Pipeline, case: Case) -> tuple[list[str], str,
         # The result carries the case id; without it equal errors group in the report.
         message = str(exc).replace(f" (case '{case.id}')", "")
         return [], "", redact(message), time.perf_counter() - started
-    except Exception as exc:  # an adapter bug must not stop the other cases
-        return [], "", redact(f"{type(exc).__name__}: {exc}"), time.perf_counter() - started
+    except asyncio.CancelledError:
+        raise
+    except BaseException as exc:  # an adapter bug, or a user's pipeline exiting: one case
+        return [], "", redact(describe_error(exc)), time.perf_counter() - started
     return list(output.contexts), output.answer, None, time.perf_counter() - started
 
 
@@ -61,12 +63,10 @@ async def _judge(
 ) -> dict[MetricName, MetricResult]:
     try:
         results = await judge.judge(sample, metrics)
-    except JudgeUnavailable:
+    except (JudgeUnavailable, asyncio.CancelledError):
         raise
-    except Exception as exc:  # judges should not raise; if one does, the case stays
-        reason = without_case_id(
-            redact(f"judge error: {type(exc).__name__}: {exc}"), sample.case_id
-        )
+    except BaseException as exc:  # judges should not raise (nor exit); if one does, the case stays
+        reason = without_case_id(redact(f"judge error: {describe_error(exc)}"), sample.case_id)
         code: ReasonCode = "judge_timeout" if isinstance(exc, TimeoutError) else "judge_error"
         return {m: MetricResult.unscored(m, reason, reason_code=code) for m in metrics}
     return {m: _coded(results.get(m), m, sample.case_id) for m in metrics}
