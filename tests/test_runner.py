@@ -6,8 +6,8 @@ from ragmeter._exceptions import PipelineError
 from ragmeter.cases import Case
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
 from ragmeter.judges.rules import precheck
-from ragmeter.pipeline import PipelineOutput
-from ragmeter.runner import evaluate
+from ragmeter.pipeline import CallablePipeline, PipelineOutput
+from ragmeter.runner import TRACEBACK_NOTE, evaluate
 
 
 class EchoPipeline:
@@ -263,3 +263,61 @@ def test_cases_are_judged_a_window_at_a_time_and_all_at_once_for_a_batch_judge()
     judge = GaugeJudge()
     run = evaluate(cases, EchoPipeline(), judge, concurrency=2, window=len(cases))
     assert judge.most == 60 and run.summary.n_cases == 60
+
+
+def _lookup(index: dict[str, str], key: str) -> str:
+    return index[key]
+
+
+def _retrieve(question: str) -> list[str]:
+    return [_lookup({}, "doc-7")]
+
+
+def traced_rag(question: str, history: list[dict[str, str]]) -> dict[str, object]:
+    if "bad" in question:
+        return {"contexts": "not a list", "answer": "x"}
+    if "fails" in question:
+        _retrieve(question)
+    return {"contexts": ["ctx"], "answer": "answer"}
+
+
+class TracedPipeline:
+    name = "traced"
+
+    async def run(self, case: Case) -> PipelineOutput:
+        return PipelineOutput(contexts=_retrieve(case.question), answer="never")
+
+
+def test_the_last_frames_of_a_pipelines_traceback_are_kept_as_evidence():
+    cases = [Case(id=i, question=f"{i} question?") for i in ("fails", "bad", "ok")]
+    run = evaluate(cases, CallablePipeline(traced_rag, name="rag"), CountingJudge())
+    by_id = {c.id: c for c in run.cases}
+    failed = by_id["fails"]
+    assert failed.pipeline_error == "pipeline rag raised KeyError: 'doc-7'"  # no frames here
+    for result in failed.metrics.values():
+        assert result.unscored_reason == "pipeline error: pipeline rag raised KeyError: 'doc-7'"
+        (note,) = result.evidence.notes
+        lines = note.splitlines()
+        assert lines[0] == TRACEBACK_NOTE
+        # Innermost last, as Python prints them; ragmeter's own frames (the thread the
+        # callable ran in) are left out.
+        functions = [line.rsplit(" in ", 1)[1] for line in lines if line.startswith("  File ")]
+        assert functions == ["traced_rag", "_retrieve", "_lookup"]
+        assert all(__file__ in line for line in lines if line.startswith("  File "))
+        assert lines[-1] == "KeyError: 'doc-7'"
+    # The summary still counts the one-line reason, frames apart.
+    reasons = run.summary.metrics["faithfulness"].unscored_reasons
+    assert reasons["pipeline error: pipeline rag raised KeyError: 'doc-7'"] == 1
+    # An output of the wrong shape is ragmeter's finding, not a raise: no traceback.
+    assert all(not r.evidence.notes for r in by_id["bad"].metrics.values())
+    assert by_id["ok"].pipeline_error is None and by_id["ok"].metrics["faithfulness"].score == 0
+
+    # A pipeline object's own raise keeps its frames too.
+    traced = evaluate(_cases("x"), TracedPipeline(), CountingJudge()).cases[0]
+    assert traced.pipeline_error == "KeyError: 'doc-7'"
+    note = traced.metrics["faithfulness"].evidence.notes[0]
+    assert [line.rsplit(" in ", 1)[1] for line in note.splitlines() if "File " in line] == [
+        "run",
+        "_retrieve",
+        "_lookup",
+    ]

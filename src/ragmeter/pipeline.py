@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import threading
+import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -47,6 +48,10 @@ DEFAULT_TIMEOUT = 120.0
 local model generating a long answer on a CPU, while a hung case holds a slot 2 minutes at most."""
 
 T = TypeVar("T")
+
+
+class PipelineRaised(PipelineError):
+    """The user's own code raised (its exception is the `__cause__`, traceback and all)."""
 
 
 class PipelineTimeout(PipelineError):
@@ -238,6 +243,21 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+TRACEBACK_FRAMES = 5
+"""Frames of a user's traceback kept with the case (the innermost ones)."""
+
+_OWN_CODE = str(Path(__file__).resolve().parent)
+
+
+def last_frames(exc: BaseException, frames: int = TRACEBACK_FRAMES) -> str:
+    """The innermost `frames` frames of `exc`'s traceback outside ragmeter's own code (all of
+    them when none is), with the exception's line, as Python prints them."""
+    stack = traceback.extract_tb(exc.__traceback__)
+    theirs = [frame for frame in stack if not frame.filename.startswith(_OWN_CODE)] or stack
+    shown = traceback.StackSummary.from_list(theirs[-frames:]).format()
+    return "".join([*shown, *traceback.format_exception_only(exc)]).rstrip("\n")
+
+
 def _describe(value: object) -> str:
     text = repr(value)
     text = text if len(text) <= 60 else text[:57] + "..."
@@ -293,7 +313,7 @@ class CallablePipeline(PipelineBase):
         except asyncio.CancelledError:
             raise  # the case's deadline passed, or the run is stopping
         except BaseException as exc:  # sys.exit, an argparse error, KeyboardInterrupt too
-            raise PipelineError(f"{source} raised {describe_error(exc)}") from exc
+            raise PipelineRaised(f"{source} raised {describe_error(exc)}") from exc
         return coerce_output(result, source)
 
     async def aclose(self) -> None:
