@@ -99,6 +99,8 @@ def test_a_pipeline_that_exits_leaves_its_case_unscored_with_the_reason(
         assert cases[case_id]["pipeline_error"] is None
         assert cases[case_id]["metrics"]["context_recall"]["score"] is not None
     assert "raised SystemExit(2) (2 cases: q1, q2)" in done.stderr
+    for reason in expected.values():  # the report's table of unscored causes
+        assert reason in done.stdout
     assert not (project / "out" / PARTIAL_FILE).exists()  # the run ended: no journal left
 
 

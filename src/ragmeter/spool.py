@@ -26,7 +26,7 @@ _MISSING = -1
 
 class CaseSpool(OnDiskSequence[CaseResult]):
     """`CaseResult`s by eval-set position, stored in a temporary file that disappears with
-    the spool (it has no name on disk, so a killed run leaves nothing behind).
+    the spool (it has no name on disk; only the `journal`, if any, outlives a killed run).
 
     Cases are :meth:`put` in any order (as they finish) and read as a sequence in eval-set
     order; reading a position not yet put raises IndexError naming it.
