@@ -34,6 +34,21 @@ EXITING_RAG = """
         await asyncio.sleep(0)
         return answer(question, history)
 
+    POOL = None
+
+    def answer_leaving_threads(question, history):
+        global POOL
+        if question == "Question 0?":
+            raise RuntimeError("index missing")
+        if question == "Question 1?":
+            import concurrent.futures, threading
+            POOL = concurrent.futures.ThreadPoolExecutor(1)
+            POOL.submit(time.sleep, 3600)  # joined at exit, for ever
+            indexer = threading.Thread(target=time.sleep, args=(3600,), name="rag-indexer")
+            indexer.daemon = False
+            indexer.start()
+        return {"contexts": ["Refunds are accepted within 30 days."], "answer": "30 days."}
+
     def answer_ok(question, history):
         return {"contexts": ["Refunds are accepted within 30 days."], "answer": "30 days."}
 
@@ -187,3 +202,16 @@ def test_os_exit_in_a_pipeline_keeps_the_cases_judged_before_it(project: Path) -
         " ".join(again.stderr.split())
     )
     assert len((out / PARTIAL_FILE).read_bytes().splitlines()) == len(kept)
+
+
+def test_threads_a_pipeline_leaves_running_do_not_hold_the_exit(project: Path) -> None:
+    done = ragmeter_run(project, "exiting_rag:answer_leaving_threads", "--out", "out")
+    # Before: results written and report printed, then Python's exit waited on them for ever.
+    assert done.returncode == 3, done.stderr  # the run's own code: 4 of 5 cases scored
+    assert "results written to out/results.json" in done.stdout
+    assert "raised RuntimeError: index missing" in done.stdout
+    warning = " ".join(done.stderr.split())
+    assert "warning: exiting without waiting for" in warning
+    assert "ThreadPoolExecutor-0_0" in warning and "rag-indexer" in warning
+    cases = json.loads((project / "out/results.json").read_text())["cases"]
+    assert [c["pipeline_error"] is None for c in cases] == [False, True, True, True, True]
