@@ -2,12 +2,14 @@
 
 import asyncio
 
+import pytest
+
 from ragmeter._exceptions import PipelineError
 from ragmeter.cases import Case
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
 from ragmeter.judges.rules import precheck
 from ragmeter.pipeline import CallablePipeline, PipelineOutput
-from ragmeter.runner import TRACEBACK_NOTE, evaluate
+from ragmeter.runner import TRACEBACK_NOTE, evaluate, evaluate_async
 
 
 class EchoPipeline:
@@ -321,3 +323,18 @@ def test_the_last_frames_of_a_pipelines_traceback_are_kept_as_evidence():
         "_retrieve",
         "_lookup",
     ]
+
+
+async def interrupted_rag(question: str, history: list[dict[str, str]]) -> dict[str, object]:
+    raise KeyboardInterrupt  # what Python raises in the main thread on Ctrl-C
+
+
+def test_ctrl_c_still_stops_a_run_whose_caller_runs_the_loop_in_the_main_thread():
+    pipeline = CallablePipeline(interrupted_rag, name="rag")
+    # On ragmeter's own loop (its own thread) no Ctrl-C can land in the pipeline: the raise is
+    # the pipeline's, and costs its case only.
+    run = evaluate(_cases("a", "b"), pipeline, CountingJudge())
+    assert [c.pipeline_error for c in run.cases] == ["pipeline rag raised KeyboardInterrupt"] * 2
+    # A caller's loop in the main thread is where Ctrl-C lands: it stops the run.
+    with pytest.raises(KeyboardInterrupt):
+        asyncio.run(evaluate_async(_cases("a", "b"), pipeline, CountingJudge()))

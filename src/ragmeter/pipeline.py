@@ -234,6 +234,14 @@ def coerce_output(result: object, source: str) -> PipelineOutput:
     return PipelineOutput(contexts=contexts, answer=answer, metadata=dict(metadata))
 
 
+def is_ctrl_c(exc: BaseException) -> bool:
+    """Whether `exc` may be the user pressing Ctrl-C rather than a pipeline's own raise: a
+    KeyboardInterrupt in the main thread, where Python raises it on SIGINT (ragmeter's own
+    loop runs elsewhere, so this is a caller running its loop in the main thread)."""
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    return isinstance(exc, KeyboardInterrupt) and in_main_thread
+
+
 def describe_error(exc: BaseException) -> str:
     """What a user's code raised, in words: `RuntimeError: index missing`, or for an exit
     `SystemExit(2)` (a bare `SystemExit: 2` reads like a message)."""
@@ -313,6 +321,8 @@ class CallablePipeline(PipelineBase):
         except asyncio.CancelledError:
             raise  # the case's deadline passed, or the run is stopping
         except BaseException as exc:  # sys.exit, an argparse error, KeyboardInterrupt too
+            if is_ctrl_c(exc):
+                raise
             raise PipelineRaised(f"{source} raised {describe_error(exc)}") from exc
         return coerce_output(result, source)
 

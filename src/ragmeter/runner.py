@@ -22,6 +22,7 @@ from .pipeline import (
     PipelineRaised,
     describe_error,
     ensure_pipeline,
+    is_ctrl_c,
     last_frames,
     run_case,
 )
@@ -79,6 +80,8 @@ async def _run_pipeline(pipeline: Pipeline, case: Case) -> _Answered:
     except asyncio.CancelledError:
         raise
     except BaseException as exc:  # an adapter bug, or a user's pipeline exiting: one case
+        if is_ctrl_c(exc):
+            raise
         message, frames = redact(describe_error(exc)), redact(last_frames(exc))
         return _Answered([], "", message, time.perf_counter() - started, frames)
     seconds = time.perf_counter() - started
@@ -93,6 +96,8 @@ async def _judge(
     except (JudgeUnavailable, asyncio.CancelledError):
         raise
     except BaseException as exc:  # judges should not raise (nor exit); if one does, the case stays
+        if is_ctrl_c(exc):
+            raise
         reason = without_case_id(redact(f"judge error: {describe_error(exc)}"), sample.case_id)
         code: ReasonCode = "judge_timeout" if isinstance(exc, TimeoutError) else "judge_error"
         return {m: MetricResult.unscored(m, reason, reason_code=code) for m in metrics}
