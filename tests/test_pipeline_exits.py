@@ -119,6 +119,23 @@ def test_a_pipeline_that_exits_leaves_its_case_unscored_with_the_reason(
     assert not (project / "out" / PARTIAL_FILE).exists()  # the run ended: no journal left
 
 
+def test_a_module_that_exits_when_imported_is_a_clear_input_error(project: Path) -> None:
+    (project / "script_rag.py").write_text(
+        "import argparse\n"
+        "args = argparse.ArgumentParser(prog='script_rag').parse_args()  # reads our argv\n"
+        "def answer(question, history):\n"
+        "    return {'contexts': [], 'answer': ''}\n"
+    )
+    done = ragmeter_run(project, "script_rag:answer", "--out", "out")
+    assert done.returncode == 2  # bad input, checked before any work
+    assert (
+        "error: importing 'script_rag' for pipeline 'script_rag:answer' raised SystemExit(2); "
+        "the module exits when imported: keep its argparse or sys.exit under "
+        "`if __name__ == '__main__':`"
+    ) in " ".join(done.stderr.split())
+    assert not (project / "out").exists()
+
+
 def test_a_pipeline_object_or_judge_that_exits_costs_its_case_only(tmp_path: Path) -> None:
     script = """
         import sys

@@ -398,9 +398,13 @@ def load_callable(spec: str) -> Callable[..., Any]:
             f"importing '{module_name}' for pipeline '{spec}' failed: {exc}; install the "
             "missing package in this environment"
         ) from exc
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
+        hint = ""
+        if isinstance(exc, SystemExit):  # often a script's parse_args() reading ragmeter's argv
+            hint = "; the module exits when imported: keep its argparse or sys.exit under "
+            hint += "`if __name__ == '__main__':`"
         raise ConfigError(
-            f"importing '{module_name}' for pipeline '{spec}' raised {type(exc).__name__}: {exc}"
+            f"importing '{module_name}' for pipeline '{spec}' raised {describe_error(exc)}{hint}"
         ) from exc
     target: Any = module
     for part in attr_path.split("."):
