@@ -338,3 +338,36 @@ def test_ctrl_c_still_stops_a_run_whose_caller_runs_the_loop_in_the_main_thread(
     # A caller's loop in the main thread is where Ctrl-C lands: it stops the run.
     with pytest.raises(KeyboardInterrupt):
         asyncio.run(evaluate_async(_cases("a", "b"), pipeline, CountingJudge()))
+
+
+async def cancelling_rag(question: str, history: list[dict[str, str]]) -> dict[str, object]:
+    if "inner" in question:
+        inner = asyncio.ensure_future(asyncio.sleep(60))
+        inner.cancel()
+        await inner  # the user's own cancelled task: its CancelledError comes out of the pipeline
+    return {"contexts": ["ctx"], "answer": "answer"}
+
+
+def sync_cancelling_rag(question: str, history: list[dict[str, str]]) -> dict[str, object]:
+    if "inner" in question:
+        raise asyncio.CancelledError
+    return {"contexts": ["ctx"], "answer": "answer"}
+
+
+class CancellingJudge(CountingJudge):
+    async def judge(self, sample, metrics=METRICS):
+        if sample.case_id == "judged":
+            raise asyncio.CancelledError
+        return await super().judge(sample, metrics)
+
+
+def test_a_cancelled_error_the_users_code_lets_out_is_its_case_error_not_a_lost_case():
+    ids = ("a", "inner", "judged", "b")
+    for fn in (cancelling_rag, sync_cancelling_rag):
+        run = evaluate(_cases(*ids), CallablePipeline(fn, name="rag"), CancellingJudge())
+        assert [c.id for c in run.cases] == list(ids)  # before: 'inner' vanished from the run
+        by_id = {c.id: c for c in run.cases}
+        assert by_id["inner"].pipeline_error == "pipeline rag raised CancelledError"
+        reason = by_id["judged"].metrics["faithfulness"].unscored_reason
+        assert reason == "judge error: CancelledError"
+        assert by_id["a"].pipeline_error is None and by_id["b"].pipeline_error is None

@@ -234,6 +234,13 @@ def coerce_output(result: object, source: str) -> PipelineOutput:
     return PipelineOutput(contexts=contexts, answer=answer, metadata=dict(metadata))
 
 
+def cancelled_from_outside() -> bool:
+    """Whether the running task was asked to stop (its deadline, the run ending, Ctrl-C), as
+    opposed to a CancelledError the user's own code let out (an inner task it cancelled)."""
+    task = asyncio.current_task()
+    return task is None or task.cancelling() > 0
+
+
 def is_ctrl_c(exc: BaseException) -> bool:
     """Whether `exc` may be the user pressing Ctrl-C rather than a pipeline's own raise: a
     KeyboardInterrupt in the main thread, where Python raises it on SIGINT (ragmeter's own
@@ -318,11 +325,11 @@ class CallablePipeline(PipelineBase):
                 result = await _in_daemon_thread(self.fn, case.question, history)
                 if inspect.isawaitable(result):
                     result = await result
-        except asyncio.CancelledError:
-            raise  # the case's deadline passed, or the run is stopping
         except BaseException as exc:  # sys.exit, an argparse error, KeyboardInterrupt too
-            if is_ctrl_c(exc):
-                raise
+            if is_ctrl_c(exc) or (
+                isinstance(exc, asyncio.CancelledError) and cancelled_from_outside()
+            ):
+                raise  # the user's Ctrl-C, the case's deadline, or the run stopping
             raise PipelineRaised(f"{source} raised {describe_error(exc)}") from exc
         return coerce_output(result, source)
 

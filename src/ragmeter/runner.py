@@ -20,6 +20,7 @@ from .pipeline import (
     MinimalPipeline,
     Pipeline,
     PipelineRaised,
+    cancelled_from_outside,
     describe_error,
     ensure_pipeline,
     is_ctrl_c,
@@ -77,10 +78,8 @@ async def _run_pipeline(pipeline: Pipeline, case: Case) -> _Answered:
         raised = exc.__cause__ if isinstance(exc, PipelineRaised) else None
         frames = redact(last_frames(raised)) if raised is not None else None
         return _Answered([], "", redact(message), time.perf_counter() - started, frames)
-    except asyncio.CancelledError:
-        raise
     except BaseException as exc:  # an adapter bug, or a user's pipeline exiting: one case
-        if is_ctrl_c(exc):
+        if is_ctrl_c(exc) or (isinstance(exc, asyncio.CancelledError) and cancelled_from_outside()):
             raise
         message, frames = redact(describe_error(exc)), redact(last_frames(exc))
         return _Answered([], "", message, time.perf_counter() - started, frames)
@@ -93,10 +92,10 @@ async def _judge(
 ) -> dict[MetricName, MetricResult]:
     try:
         results = await judge.judge(sample, metrics)
-    except (JudgeUnavailable, asyncio.CancelledError):
+    except JudgeUnavailable:
         raise
     except BaseException as exc:  # judges should not raise (nor exit); if one does, the case stays
-        if is_ctrl_c(exc):
+        if is_ctrl_c(exc) or (isinstance(exc, asyncio.CancelledError) and cancelled_from_outside()):
             raise
         reason = without_case_id(redact(f"judge error: {describe_error(exc)}"), sample.case_id)
         code: ReasonCode = "judge_timeout" if isinstance(exc, TimeoutError) else "judge_error"
