@@ -261,7 +261,7 @@ def describe_error(exc: BaseException) -> str:
 TRACEBACK_FRAMES = 5
 """Frames of a user's traceback kept with the case (the innermost ones)."""
 
-_OWN_CODE = str(Path(__file__).resolve().parent)
+_OWN_CODE = os.path.dirname(__file__) + os.sep  # as the frames of ragmeter's code name it
 
 
 def last_frames(exc: BaseException, frames: int = TRACEBACK_FRAMES) -> str:
