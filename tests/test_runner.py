@@ -2,12 +2,14 @@
 
 import asyncio
 
+import pytest
+
 from ragmeter._exceptions import PipelineError
 from ragmeter.cases import Case
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
 from ragmeter.judges.rules import precheck
-from ragmeter.pipeline import PipelineOutput
-from ragmeter.runner import evaluate
+from ragmeter.pipeline import CallablePipeline, PipelineOutput
+from ragmeter.runner import TRACEBACK_NOTE, evaluate, evaluate_async
 
 
 class EchoPipeline:
@@ -263,3 +265,109 @@ def test_cases_are_judged_a_window_at_a_time_and_all_at_once_for_a_batch_judge()
     judge = GaugeJudge()
     run = evaluate(cases, EchoPipeline(), judge, concurrency=2, window=len(cases))
     assert judge.most == 60 and run.summary.n_cases == 60
+
+
+def _lookup(index: dict[str, str], key: str) -> str:
+    return index[key]
+
+
+def _retrieve(question: str) -> list[str]:
+    return [_lookup({}, "doc-7")]
+
+
+def traced_rag(question: str, history: list[dict[str, str]]) -> dict[str, object]:
+    if "bad" in question:
+        return {"contexts": "not a list", "answer": "x"}
+    if "fails" in question:
+        _retrieve(question)
+    return {"contexts": ["ctx"], "answer": "answer"}
+
+
+class TracedPipeline:
+    name = "traced"
+
+    async def run(self, case: Case) -> PipelineOutput:
+        return PipelineOutput(contexts=_retrieve(case.question), answer="never")
+
+
+def test_the_last_frames_of_a_pipelines_traceback_are_kept_as_evidence():
+    cases = [Case(id=i, question=f"{i} question?") for i in ("fails", "bad", "ok")]
+    run = evaluate(cases, CallablePipeline(traced_rag, name="rag"), CountingJudge())
+    by_id = {c.id: c for c in run.cases}
+    failed = by_id["fails"]
+    assert failed.pipeline_error == "pipeline rag raised KeyError: 'doc-7'"  # no frames here
+    for result in failed.metrics.values():
+        assert result.unscored_reason == "pipeline error: pipeline rag raised KeyError: 'doc-7'"
+        (note,) = result.evidence.notes
+        lines = note.splitlines()
+        assert lines[0] == TRACEBACK_NOTE
+        # Innermost last, as Python prints them; ragmeter's own frames (the thread the
+        # callable ran in) are left out.
+        functions = [line.rsplit(" in ", 1)[1] for line in lines if line.startswith("  File ")]
+        assert functions == ["traced_rag", "_retrieve", "_lookup"]
+        assert all(__file__ in line for line in lines if line.startswith("  File "))
+        assert lines[-1] == "KeyError: 'doc-7'"
+    # The summary still counts the one-line reason, frames apart.
+    reasons = run.summary.metrics["faithfulness"].unscored_reasons
+    assert reasons["pipeline error: pipeline rag raised KeyError: 'doc-7'"] == 1
+    # An output of the wrong shape is ragmeter's finding, not a raise: no traceback.
+    assert all(not r.evidence.notes for r in by_id["bad"].metrics.values())
+    assert by_id["ok"].pipeline_error is None and by_id["ok"].metrics["faithfulness"].score == 0
+
+    # A pipeline object's own raise keeps its frames too.
+    traced = evaluate(_cases("x"), TracedPipeline(), CountingJudge()).cases[0]
+    assert traced.pipeline_error == "KeyError: 'doc-7'"
+    note = traced.metrics["faithfulness"].evidence.notes[0]
+    assert [line.rsplit(" in ", 1)[1] for line in note.splitlines() if "File " in line] == [
+        "run",
+        "_retrieve",
+        "_lookup",
+    ]
+
+
+async def interrupted_rag(question: str, history: list[dict[str, str]]) -> dict[str, object]:
+    raise KeyboardInterrupt  # what Python raises in the main thread on Ctrl-C
+
+
+def test_ctrl_c_still_stops_a_run_whose_caller_runs_the_loop_in_the_main_thread():
+    pipeline = CallablePipeline(interrupted_rag, name="rag")
+    # On ragmeter's own loop (its own thread) no Ctrl-C can land in the pipeline: the raise is
+    # the pipeline's, and costs its case only.
+    run = evaluate(_cases("a", "b"), pipeline, CountingJudge())
+    assert [c.pipeline_error for c in run.cases] == ["pipeline rag raised KeyboardInterrupt"] * 2
+    # A caller's loop in the main thread is where Ctrl-C lands: it stops the run.
+    with pytest.raises(KeyboardInterrupt):
+        asyncio.run(evaluate_async(_cases("a", "b"), pipeline, CountingJudge()))
+
+
+async def cancelling_rag(question: str, history: list[dict[str, str]]) -> dict[str, object]:
+    if "inner" in question:
+        inner = asyncio.ensure_future(asyncio.sleep(60))
+        inner.cancel()
+        await inner  # the user's own cancelled task: its CancelledError comes out of the pipeline
+    return {"contexts": ["ctx"], "answer": "answer"}
+
+
+def sync_cancelling_rag(question: str, history: list[dict[str, str]]) -> dict[str, object]:
+    if "inner" in question:
+        raise asyncio.CancelledError
+    return {"contexts": ["ctx"], "answer": "answer"}
+
+
+class CancellingJudge(CountingJudge):
+    async def judge(self, sample, metrics=METRICS):
+        if sample.case_id == "judged":
+            raise asyncio.CancelledError
+        return await super().judge(sample, metrics)
+
+
+def test_a_cancelled_error_the_users_code_lets_out_is_its_case_error_not_a_lost_case():
+    ids = ("a", "inner", "judged", "b")
+    for fn in (cancelling_rag, sync_cancelling_rag):
+        run = evaluate(_cases(*ids), CallablePipeline(fn, name="rag"), CancellingJudge())
+        assert [c.id for c in run.cases] == list(ids)  # before: 'inner' vanished from the run
+        by_id = {c.id: c for c in run.cases}
+        assert by_id["inner"].pipeline_error == "pipeline rag raised CancelledError"
+        reason = by_id["judged"].metrics["faithfulness"].unscored_reason
+        assert reason == "judge error: CancelledError"
+        assert by_id["a"].pipeline_error is None and by_id["b"].pipeline_error is None

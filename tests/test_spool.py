@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from ragmeter._exceptions import JudgeUnavailable
 from ragmeter.cases import Case
 from ragmeter.config import Settings
 from ragmeter.evaluation import run_and_save
-from ragmeter.judges.base import MetricResult
+from ragmeter.judges.base import JudgeFingerprint, MetricResult
 from ragmeter.judges.local import LocalJudge
 from ragmeter.pipeline import PrecomputedPipeline
-from ragmeter.results import CaseResult, load_run
+from ragmeter.results import PARTIAL_FILE, CaseResult, load_run
 from ragmeter.runner import evaluate
 from ragmeter.spool import CaseSpool
 
@@ -38,6 +39,40 @@ def test_cases_put_in_any_order_read_back_in_order(tmp_path):
     assert spool == [_case(i) for i in range(4)] and spool != [_case(0)]
     assert list(tmp_path.iterdir()) == []  # the file has no name: nothing left behind
     spool.close()
+
+
+def test_the_journal_holds_each_case_as_it_is_put_until_discarded(tmp_path):
+    journal = tmp_path / PARTIAL_FILE
+    spool = CaseSpool(3, directory=tmp_path, journal=journal)
+    for i in (2, 0):
+        spool.put(i, _case(i))
+    # On disk already, not in a buffer: a process ended by os._exit or SIGKILL keeps them.
+    assert [CaseResult.model_validate_json(line) for line in journal.read_bytes().splitlines()] == [
+        _case(2),
+        _case(0),
+    ]
+    spool.discard_journal()
+    assert not journal.exists()
+    spool.put(1, _case(1))  # the run's own copy goes on
+    assert list(spool) == [_case(i) for i in range(3)] and not journal.exists()
+    spool.close()
+
+
+def test_a_run_that_stops_leaves_no_journal(tmp_path):
+    class Unavailable:
+        name = "unavailable"
+
+        def fingerprint(self) -> JudgeFingerprint:
+            return JudgeFingerprint(kind="unavailable", model="none", prompt_version="1")
+
+        async def judge(self, sample, metrics):
+            raise JudgeUnavailable("the judge refused the key")
+
+    with pytest.raises(JudgeUnavailable):
+        run_and_save(
+            CASES, PrecomputedPipeline(), Settings(), out_dir=tmp_path, judge=Unavailable()
+        )
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_position_not_yet_judged_or_out_of_range_is_named(tmp_path):

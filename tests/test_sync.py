@@ -65,6 +65,29 @@ def test_every_call_runs_on_the_same_loop_in_its_own_thread():
     assert first[1] == "ragmeter-loop" != threading.current_thread().name
 
 
+def test_a_task_raising_system_exit_or_keyboard_interrupt_does_not_stop_the_loop():
+    # asyncio lets these two out of run_forever from the task that raised them: before, the
+    # loop's thread ended there and every caller waited for ever (issue 30).
+    async def exits(error: BaseException) -> None:
+        raise error
+
+    async def main() -> list[str]:
+        seen = []
+        for error in (SystemExit(2), KeyboardInterrupt()):
+            try:
+                await asyncio.ensure_future(exits(error))
+            except BaseException as exc:
+                seen.append(type(exc).__name__)
+        return seen
+
+    outcome: list[object] = []
+    caller = threading.Thread(target=lambda: outcome.append(run_sync(main())), daemon=True)
+    caller.start()
+    caller.join(120)  # a guard against the hang, not a measure of speed
+    assert outcome == [["SystemExit", "KeyboardInterrupt"]]
+    assert run_sync(asyncio.sleep(0, "served")) == "served"
+
+
 def test_the_callers_context_variables_are_seen():
     tag: contextvars.ContextVar[str] = contextvars.ContextVar("tag", default="unset")
     tag.set("from the caller")

@@ -44,11 +44,27 @@ class _LoopThread:
         with self._lock:
             if self._loop is None or self._thread is None or not self._thread.is_alive():
                 loop = asyncio.new_event_loop()
-                thread = threading.Thread(target=loop.run_forever, name="ragmeter-loop")
+                thread = threading.Thread(target=_serve, args=(loop,), name="ragmeter-loop")
                 thread.daemon = True  # an interrupted run must not hold up the exit
                 thread.start()
                 self._loop, self._thread = loop, thread
             return self._loop
+
+
+def _serve(loop: asyncio.AbstractEventLoop) -> None:
+    """Run `loop` for ever, even past a SystemExit or KeyboardInterrupt raised in it.
+
+    asyncio lets those two out of `run_forever` from whatever task raised them (a user's
+    own pipeline or judge calling sys.exit), which would end this thread and leave every
+    caller waiting, Ctrl-C included, on a loop that no longer runs. The task has kept the
+    error for whoever awaits it, so the loop just goes on.
+    """
+    while True:
+        try:
+            loop.run_forever()
+        except (SystemExit, KeyboardInterrupt):
+            continue
+        return
 
 
 _LOOP = _LoopThread()

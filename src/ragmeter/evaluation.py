@@ -17,7 +17,14 @@ from .cases import Case
 from .config import Settings, SettingsOverrides, apply_overrides, find_config, load_settings
 from .judges.base import Judge, MinimalJudge, ensure_judge
 from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline
-from .results import CaseResult, RunInfo, RunResult, prepare_out_dir, save_run
+from .results import (
+    PARTIAL_FILE,
+    CaseResult,
+    RunInfo,
+    RunResult,
+    prepare_out_dir,
+    save_run,
+)
 from .spool import CaseSpool
 from .vocabulary import METRICS, Lang, MetricName, Sample, needs_contexts
 
@@ -139,8 +146,9 @@ def run_and_save(
     )
 
     # Each case goes to disk as it is judged (next to results.json, unnamed, gone with the
-    # run); the summary, the report and results.json read them back one at a time.
-    spool = CaseSpool(len(cases), directory=out_dir)
+    # run); the summary, the report and results.json read them back one at a time. The
+    # journal keeps them too until the run ends, for a process that dies without unwinding.
+    spool = CaseSpool(len(cases), directory=out_dir, journal=out_dir / PARTIAL_FILE)
 
     def judged(on_case: Callable[[CaseResult], None]) -> RunResult:
         coroutine = evaluate_async(
@@ -161,19 +169,22 @@ def run_and_save(
         return run_sync(coroutine, closing=(pipeline, judge))
 
     try:
-        if progress is not None:
-            with progress(len(cases), judge) as advance:
-                result = judged(advance)
-        else:
-            result = judged(lambda _case: None)
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        kept = (
-            f"; {out_dir / 'results.json'} is unchanged"
-            if (out_dir / "results.json").exists()
-            else ""
-        )
-        raise RunInterrupted(f"interrupted: nothing written{kept}") from None
-    save_run(result, out_dir)
+        try:
+            if progress is not None:
+                with progress(len(cases), judge) as advance:
+                    result = judged(advance)
+            else:
+                result = judged(lambda _case: None)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            kept = (
+                f"; {out_dir / 'results.json'} is unchanged"
+                if (out_dir / "results.json").exists()
+                else ""
+            )
+            raise RunInterrupted(f"interrupted: nothing written{kept}") from None
+        save_run(result, out_dir)
+    finally:
+        spool.discard_journal()
     return result
 
 

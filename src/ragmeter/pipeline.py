@@ -19,9 +19,11 @@ import contextlib
 import contextvars
 import importlib
 import inspect
+import json
 import os
 import sys
 import threading
+import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -46,6 +48,10 @@ DEFAULT_TIMEOUT = 120.0
 local model generating a long answer on a CPU, while a hung case holds a slot 2 minutes at most."""
 
 T = TypeVar("T")
+
+
+class PipelineRaised(PipelineError):
+    """The user's own code raised (its exception is the `__cause__`, traceback and all)."""
 
 
 class PipelineTimeout(PipelineError):
@@ -228,6 +234,45 @@ def coerce_output(result: object, source: str) -> PipelineOutput:
     return PipelineOutput(contexts=contexts, answer=answer, metadata=dict(metadata))
 
 
+def cancelled_from_outside() -> bool:
+    """Whether the running task was asked to stop (its deadline, the run ending, Ctrl-C), as
+    opposed to a CancelledError the user's own code let out (an inner task it cancelled)."""
+    task = asyncio.current_task()
+    return task is None or task.cancelling() > 0
+
+
+def is_ctrl_c(exc: BaseException) -> bool:
+    """Whether `exc` may be the user pressing Ctrl-C rather than a pipeline's own raise: a
+    KeyboardInterrupt in the main thread, where Python raises it on SIGINT (ragmeter's own
+    loop runs elsewhere, so this is a caller running its loop in the main thread)."""
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    return isinstance(exc, KeyboardInterrupt) and in_main_thread
+
+
+def describe_error(exc: BaseException) -> str:
+    """What a user's code raised, in words: `RuntimeError: index missing`, or for an exit
+    `SystemExit(2)` (a bare `SystemExit: 2` reads like a message)."""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r})"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+TRACEBACK_FRAMES = 5
+"""Frames of a user's traceback kept with the case (the innermost ones)."""
+
+_OWN_CODE = os.path.dirname(__file__) + os.sep  # as the frames of ragmeter's code name it
+
+
+def last_frames(exc: BaseException, frames: int = TRACEBACK_FRAMES) -> str:
+    """The innermost `frames` frames of `exc`'s traceback outside ragmeter's own code (all of
+    them when none is), with the exception's line, as Python prints them."""
+    stack = traceback.extract_tb(exc.__traceback__)
+    theirs = [frame for frame in stack if not frame.filename.startswith(_OWN_CODE)] or stack
+    shown = traceback.StackSummary.from_list(theirs[-frames:]).format()
+    return "".join([*shown, *traceback.format_exception_only(exc)]).rstrip("\n")
+
+
 def _describe(value: object) -> str:
     text = repr(value)
     text = text if len(text) <= 60 else text[:57] + "..."
@@ -280,8 +325,12 @@ class CallablePipeline(PipelineBase):
                 result = await _in_daemon_thread(self.fn, case.question, history)
                 if inspect.isawaitable(result):
                     result = await result
-        except Exception as exc:
-            raise PipelineError(f"{source} raised {type(exc).__name__}: {exc}") from exc
+        except BaseException as exc:  # sys.exit, an argparse error, KeyboardInterrupt too
+            if is_ctrl_c(exc) or (
+                isinstance(exc, asyncio.CancelledError) and cancelled_from_outside()
+            ):
+                raise  # the user's Ctrl-C, the case's deadline, or the run stopping
+            raise PipelineRaised(f"{source} raised {describe_error(exc)}") from exc
         return coerce_output(result, source)
 
     async def aclose(self) -> None:
@@ -368,9 +417,13 @@ def load_target(spec: str) -> Any:
             f"importing '{module_name}' for pipeline '{spec}' failed: {exc}; install the "
             "missing package in this environment"
         ) from exc
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
+        hint = ""
+        if isinstance(exc, SystemExit):  # often a script's parse_args() reading ragmeter's argv
+            hint = "; the module exits when imported: keep its argparse or sys.exit under "
+            hint += "`if __name__ == '__main__':`"
         raise ConfigError(
-            f"importing '{module_name}' for pipeline '{spec}' raised {type(exc).__name__}: {exc}"
+            f"importing '{module_name}' for pipeline '{spec}' raised {describe_error(exc)}{hint}"
         ) from exc
     target: Any = module
     for part in attr_path.split("."):
@@ -384,13 +437,41 @@ def load_target(spec: str) -> Any:
     return target
 
 
+MAX_BODY_ENV_VAR = "RAGMETER_MAX_PIPELINE_BYTES"
+DEFAULT_MAX_BODY_BYTES = 32_000_000
+"""Largest reply an HTTP pipeline may send for one case, in bytes (decompressed): room for
+a case at the text limit (`ragmeter.limits`, 2M characters), Chinese escaped as `\\uXXXX`
+included, while a runaway endpoint costs a bounded read, not gigabytes of memory."""
+
+_ERROR_BODY_BYTES = 65_536
+"""What is read of an HTTP error reply: enough for the snippet the error quotes."""
+
+
+def reply_limit(limit: int | None = None) -> int:
+    """The HTTP pipeline reply limit in effect: `limit` when given, else
+    ``RAGMETER_MAX_PIPELINE_BYTES``, else the default. ConfigError when it is not a positive
+    whole number."""
+    if limit is None:
+        raw = os.environ.get(MAX_BODY_ENV_VAR, "").strip().replace("_", "").replace(",", "")
+        if not raw:
+            return DEFAULT_MAX_BODY_BYTES
+        if not raw.isdigit():
+            raise ConfigError(f"{MAX_BODY_ENV_VAR} must be a whole number of bytes, not {raw!r}")
+        limit = int(raw)
+    if limit <= 0:
+        raise ConfigError(f"the pipeline reply limit must be a positive number of bytes: {limit}")
+    return limit
+
+
 class HttpPipeline(PipelineBase):
     """A pipeline behind an HTTP endpoint.
 
     Each case is POSTed as JSON `{"id", "question", "history", "metadata"}`; the reply must be
     JSON `{"contexts": [...], "answer": "..."}` (`retrieved_contexts` / `response` accepted).
     `timeout` is a total deadline per call, reply included (an endpoint that sends a byte now
-    and then cannot hold a case longer).
+    and then cannot hold a case longer). A reply is read up to `max_body_bytes` (default
+    :data:`DEFAULT_MAX_BODY_BYTES`, or ``RAGMETER_MAX_PIPELINE_BYTES``); a longer one fails
+    its case, read no further.
     """
 
     def __init__(
@@ -399,12 +480,14 @@ class HttpPipeline(PipelineBase):
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
         headers: Mapping[str, str] | None = None,
+        max_body_bytes: int | None = None,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ConfigError(f"pipeline URL '{url}' must start with http:// or https://")
         self.url = url
         self.timeout = check_timeout(timeout)
+        self.max_body_bytes = reply_limit(max_body_bytes)
         self.headers = dict(headers or {})
         # Credentials may sit in the userinfo or the query string: keep them out of the name.
         host = parts.hostname or ""
@@ -426,23 +509,24 @@ class HttpPipeline(PipelineBase):
         }
         try:
             # httpx's timeout bounds each read, not the call: a slow drip would never trip it.
-            response = await within(self.timeout, self._client.post(self.url, json=payload))
+            response, content = await within(self.timeout, self._post(payload, source))
         except httpx.TimeoutException as exc:  # only with a timeout: None turns them off
             raise PipelineTimeout(self.timeout or 0.0) from exc
         except httpx.HTTPError as exc:
             raise PipelineError(f"{source} failed: {type(exc).__name__}: {exc}") from exc
+        text = content.decode(response.encoding or "utf-8", errors="replace")
         if response.status_code >= 400:
             raise PipelineError(
                 f"{source} answered HTTP {response.status_code} {response.reason_phrase}: "
-                f"{_snippet(response.text)}"
+                f"{_snippet(text)}"
             )
         try:
-            body = response.json()
+            body = json.loads(content)
         except ValueError as exc:
             raise PipelineError(
                 f"{source} answered with something that is not JSON "
                 f"(content-type {response.headers.get('content-type', 'none')}): "
-                f"{_snippet(response.text)}"
+                f"{_snippet(text)}"
             ) from exc
         if not isinstance(body, dict):
             raise PipelineError(
@@ -450,6 +534,36 @@ class HttpPipeline(PipelineBase):
                 '"answer": "..."}'
             )
         return coerce_output(body, source)
+
+    async def _post(self, payload: dict[str, Any], source: str) -> tuple[httpx.Response, bytes]:
+        """POST `payload`; the response and its body, read only up to the limit (of an error
+        reply, only what its snippet needs)."""
+        assert self._client is not None
+        limit = self.max_body_bytes
+        async with self._client.stream("POST", self.url, json=payload) as response:
+            if response.status_code >= 400:
+                limit = min(limit, _ERROR_BODY_BYTES)
+            length = response.headers.get("content-length", "").strip()
+            if response.status_code < 400 and length.isdigit() and int(length) > limit:
+                raise self._too_large(source, int(length))
+            body = bytearray()
+            async for chunk in response.aiter_bytes():  # decompressed, a chunk at a time
+                body += chunk
+                if len(body) > limit:
+                    if response.status_code >= 400:
+                        del body[limit:]
+                        break
+                    raise self._too_large(source, None)
+        return response, bytes(body)
+
+    def _too_large(self, source: str, announced: int | None) -> PipelineError:
+        limit = f"the {self.max_body_bytes:,}-byte limit"
+        what = (
+            f"announced a reply of {announced:,} bytes, above {limit}: not read"
+            if announced is not None
+            else f"sent a reply larger than {limit}: read no further"
+        )
+        return PipelineError(f"{source} {what} (set {MAX_BODY_ENV_VAR} to raise it)")
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""

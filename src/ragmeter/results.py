@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"
+PARTIAL_FILE = "results.partial.jsonl"
+"""Beside results.json while a run goes on: each case as it finishes, one JSON line; removed
+when the run ends, so one left behind is the work of a run whose process was killed."""
 
 
 def _pair(value: Any) -> Any:
@@ -432,6 +435,12 @@ def prepare_out_dir(out: str | Path, *, overwrite: bool = False) -> Path:
         path = path.parent
     if path.exists() and not path.is_dir():
         raise ConfigError(f"--out {out}: is a file; give a directory for {RESULTS_FILE}")
+    partial = path / PARTIAL_FILE
+    if partial.exists() and not overwrite:
+        raise ConfigError(
+            f"--out {path} holds the cases of a run whose process was killed ({partial}); "
+            "move them away or pass --overwrite to replace them, or choose another directory"
+        )
     existing = path / RESULTS_FILE
     if existing.exists() and not overwrite:
         raise ConfigError(
@@ -537,6 +546,13 @@ def load_run(path: str | Path) -> RunResult:
         parse_float=number,
         parse_constant=number,
     )
+    if (partial := path.with_name(PARTIAL_FILE)).exists():
+        # os._exit in a pipeline ends a --overwrite run with exit 0 and the old file in place.
+        raise ResultsError(
+            f"{path}: a later run into {path.parent} is going on or was killed before it "
+            f"finished ({partial.name} holds its cases), so this file may be stale; run again, "
+            f"or delete {partial} to read it as it is"
+        )
     if not isinstance(data, dict) or "schema_version" not in data:
         raise ResultsError(f"{path}: missing schema_version: not a ragmeter results file")
     problem = _version_problem(data["schema_version"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._exceptions import JudgeUnavailable
 from ._gc import fewer_collections
@@ -17,7 +17,17 @@ from .health import DEFAULT_MIN_SCORED_SHARE, assess_run
 from .judges.base import Judge, MinimalJudge, ensure_judge
 from .judges.rules import empty_answer_result
 from .limits import max_text_chars, oversize_reason
-from .pipeline import MinimalPipeline, Pipeline, ensure_pipeline, run_case
+from .pipeline import (
+    MinimalPipeline,
+    Pipeline,
+    PipelineRaised,
+    cancelled_from_outside,
+    describe_error,
+    ensure_pipeline,
+    is_ctrl_c,
+    last_frames,
+    run_case,
+)
 from .reasons import NO_RESULT, PIPELINE_ERROR, TOO_LONG, code_of, without_case_id
 from .redact import redact
 from .results import CaseResult, RunInfo, RunResult
@@ -26,6 +36,7 @@ from .summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
 from .vocabulary import (
     GENERATION_METRICS,
     METRICS,
+    Evidence,
     JudgeFingerprint,
     Lang,
     MetricName,
@@ -36,13 +47,27 @@ from .vocabulary import (
 
 ProgressCallback = Callable[[CaseResult], None]
 
+TRACEBACK_NOTE = "traceback (innermost frames):"
+"""How the evidence note holding a failed pipeline's traceback starts."""
+
 
 def build_sample(case: Case, contexts: list[str], answer: str, lang: Lang) -> Sample:
     """What the judge sees of `case` once the pipeline has answered."""
     return Sample.of(case, case_id=case.id, contexts=contexts, answer=answer, lang=lang)
 
 
-async def _run_pipeline(pipeline: Pipeline, case: Case) -> tuple[list[str], str, str | None, float]:
+class _Answered(NamedTuple):
+    """What the pipeline gave for one case, or why it gave nothing."""
+
+    contexts: list[str]
+    answer: str
+    error: str | None
+    seconds: float
+    frames: str | None = None
+    """The last frames of the traceback when the user's code raised (see `last_frames`)."""
+
+
+async def _run_pipeline(pipeline: Pipeline, case: Case) -> _Answered:
     from ._exceptions import PipelineError
 
     started = time.perf_counter()
@@ -51,10 +76,16 @@ async def _run_pipeline(pipeline: Pipeline, case: Case) -> tuple[list[str], str,
     except PipelineError as exc:
         # The result carries the case id; without it equal errors group in the report.
         message = str(exc).replace(f" (case '{case.id}')", "")
-        return [], "", redact(message), time.perf_counter() - started
-    except Exception as exc:  # an adapter bug must not stop the other cases
-        return [], "", redact(f"{type(exc).__name__}: {exc}"), time.perf_counter() - started
-    return list(output.contexts), output.answer, None, time.perf_counter() - started
+        raised = exc.__cause__ if isinstance(exc, PipelineRaised) else None
+        frames = redact(last_frames(raised)) if raised is not None else None
+        return _Answered([], "", redact(message), time.perf_counter() - started, frames)
+    except BaseException as exc:  # an adapter bug, or a user's pipeline exiting: one case
+        if is_ctrl_c(exc) or (isinstance(exc, asyncio.CancelledError) and cancelled_from_outside()):
+            raise
+        message, frames = redact(describe_error(exc)), redact(last_frames(exc))
+        return _Answered([], "", message, time.perf_counter() - started, frames)
+    seconds = time.perf_counter() - started
+    return _Answered(list(output.contexts), output.answer, None, seconds)
 
 
 async def _judge(
@@ -64,10 +95,10 @@ async def _judge(
         results = await judge.judge(sample, metrics)
     except JudgeUnavailable:
         raise
-    except Exception as exc:  # judges should not raise; if one does, the case stays
-        reason = without_case_id(
-            redact(f"judge error: {type(exc).__name__}: {exc}"), sample.case_id
-        )
+    except BaseException as exc:  # judges should not raise (nor exit); if one does, the case stays
+        if is_ctrl_c(exc) or (isinstance(exc, asyncio.CancelledError) and cancelled_from_outside()):
+            raise
+        reason = without_case_id(redact(f"judge error: {describe_error(exc)}"), sample.case_id)
         code: ReasonCode = "judge_timeout" if isinstance(exc, TimeoutError) else "judge_error"
         return {m: MetricResult.unscored(m, reason, reason_code=code) for m in metrics}
     return {m: _coded(results.get(m), m, sample.case_id) for m in metrics}
@@ -112,13 +143,18 @@ async def _judge_result(
     judge: Judge,
     metrics: tuple[MetricName, ...],
     repeats: int,
+    frames: str | None = None,
 ) -> CaseResult:
     """Fill ``result.metrics`` (and ``repeats``) from the judge, or unscored on a pipeline
-    error."""
+    error (with the last `frames` of its traceback as evidence, when the user's code raised)."""
     if result.pipeline_error is not None:
         reason = without_case_id(f"{PIPELINE_ERROR}: {result.pipeline_error}", case.id)
         code = code_of(reason)  # pipeline_error, or pipeline_timeout
-        result.metrics = {m: MetricResult.unscored(m, reason, reason_code=code) for m in metrics}
+        notes = [f"{TRACEBACK_NOTE}\n{frames}"] if frames else []
+        result.metrics = {
+            m: MetricResult.unscored(m, reason, reason_code=code, evidence=Evidence(notes=notes))
+            for m in metrics
+        }
         return result
     too_long = oversize_reason(case.question, result.answer, case.ground_truth, result.contexts)
     if too_long is not None:
@@ -202,8 +238,9 @@ async def evaluate_async(
 
     async def one(index: int, case: Case) -> None:
         async with in_pipeline:
-            result = _start_result(case, lang, *await _run_pipeline(pipeline, case))
-        result = await _judge_result(case, result, judge, metrics, repeats)
+            answered = await _run_pipeline(pipeline, case)
+        result = _start_result(case, lang, *answered[:4])
+        result = await _judge_result(case, result, judge, metrics, repeats, answered.frames)
         if spool is None:
             case_results[index] = result
         else:

@@ -4,6 +4,10 @@ A :class:`CaseSpool` is the `cases` of a run that `ragmeter run` makes: each cas
 to an unnamed temporary file as one JSON line the moment it is judged, and read back one at
 a time, in eval-set order, by whatever walks the run afterwards (the summary, the report, the
 writing of results.json). Only two integers per case stay in memory.
+
+With a `journal` path, each case's line also goes to that named file, flushed at once, until
+:meth:`CaseSpool.discard_journal`: a process that ends without unwinding (a pipeline calling
+`os._exit`, SIGKILL, the out-of-memory killer) leaves the cases it had finished there.
 """
 
 from __future__ import annotations
@@ -22,17 +26,21 @@ _MISSING = -1
 
 class CaseSpool(OnDiskSequence[CaseResult]):
     """`CaseResult`s by eval-set position, stored in a temporary file that disappears with
-    the spool (it has no name on disk, so a killed run leaves nothing behind).
+    the spool (it has no name on disk; only the `journal`, if any, outlives a killed run).
 
     Cases are :meth:`put` in any order (as they finish) and read as a sequence in eval-set
     order; reading a position not yet put raises IndexError naming it.
     """
 
-    def __init__(self, size: int, directory: str | Path | None = None) -> None:
+    def __init__(
+        self, size: int, directory: str | Path | None = None, *, journal: Path | None = None
+    ) -> None:
         # Open for the spool's lifetime, not a block: closed by close() or with the spool.
         self._file = tempfile.TemporaryFile(  # noqa: SIM115
             mode="w+b", prefix=".ragmeter-cases-", dir=directory
         )
+        self.journal = journal
+        self._journal = None if journal is None else journal.open("wb")
         self._offsets = array("q", [_MISSING]) * size
         self._lengths = array("q", [0]) * size
         self._end = 0
@@ -46,6 +54,9 @@ class CaseSpool(OnDiskSequence[CaseResult]):
             self._file.write(data)
             self._offsets[index], self._lengths[index] = self._end, len(data)
             self._end += len(data)
+            if self._journal is not None:
+                self._journal.write(data)
+                self._journal.flush()  # os._exit skips Python's buffers
 
     def __len__(self) -> int:
         return len(self._offsets)
@@ -64,8 +75,18 @@ class CaseSpool(OnDiskSequence[CaseResult]):
         """Whether every position has its case."""
         return _MISSING not in self._offsets
 
+    def discard_journal(self) -> None:
+        """Stop writing the journal and delete it: the run ended in a way Python saw (its
+        results written, or nothing to write)."""
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+            assert self.journal is not None
+            self.journal.unlink(missing_ok=True)
+
     def close(self) -> None:
-        """Delete the file now rather than when the spool is collected."""
+        """Delete the file (and the journal) now rather than when the spool is collected."""
+        self.discard_journal()
         self._file.close()
 
     def __eq__(self, other: object) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from ._app import app, fail, user_errors
+from ._exit import exits_in_bounded_time
 from .options import (
     ApiKeyEnvOpt,
     BaseUrlOpt,
@@ -33,6 +34,7 @@ class LangOption(StrEnum):
 
 
 @app.command()
+@exits_in_bounded_time  # a thread the pipeline left running cannot hold the exit for ever
 def run(
     cases: Path = typer.Option(None, "--cases", "-c", help="Eval set (JSONL, JSON, YAML, CSV)."),
     pipeline: str = typer.Option(
