@@ -427,7 +427,9 @@ def _os_reason(exc: OSError, path: Path) -> str:
 def prepare_out_dir(out: str | Path, *, overwrite: bool = False) -> Path:
     """The run directory `out` names (a directory, or its `results.json`), checked before any
     work starts: not an existing file of another kind, not holding a run unless `overwrite`,
-    and writable. Raises ConfigError saying how to fix it."""
+    and writable. A killed run's journal alone (:data:`PARTIAL_FILE`, no results.json) does not
+    stop the same command run again, which picks up what the judge's cache kept. Raises
+    ConfigError saying how to fix it."""
     from ._exceptions import ConfigError
 
     path = Path(out)
@@ -435,14 +437,14 @@ def prepare_out_dir(out: str | Path, *, overwrite: bool = False) -> Path:
         path = path.parent
     if path.exists() and not path.is_dir():
         raise ConfigError(f"--out {out}: is a file; give a directory for {RESULTS_FILE}")
-    partial = path / PARTIAL_FILE
-    if partial.exists() and not overwrite:
-        raise ConfigError(
-            f"--out {path} holds the cases of a run whose process was killed ({partial}); "
-            "move them away or pass --overwrite to replace them, or choose another directory"
-        )
-    existing = path / RESULTS_FILE
+    existing, partial = path / RESULTS_FILE, path / PARTIAL_FILE
     if existing.exists() and not overwrite:
+        if partial.exists():
+            raise ConfigError(
+                f"--out {path} holds the cases of a run whose process was killed ({partial}) "
+                f"beside an earlier run ({existing}); move them away or pass --overwrite to "
+                "replace them, or choose another directory"
+            )
         raise ConfigError(
             f"--out {path} already holds a run ({existing}); pass --overwrite to replace it, "
             "or choose another directory"

@@ -25,6 +25,8 @@ from typing import Any, TypeVar, cast
 
 import typer
 
+from ..plural import counted
+
 EXIT_GRACE_SECONDS = 10.0
 """How long the process may take to exit after the command is done."""
 
@@ -84,8 +86,8 @@ def _exit_after(seconds: float, code: int) -> None:
     try:
         sys.stdout.flush()
         sys.stderr.write(
-            f"warning: exiting without waiting for {len(stuck)} thread(s) still running, most "
-            f"likely started by the pipeline ({shown}); {waited}\n"
+            f"warning: exiting without waiting for {counted(len(stuck), 'thread')} still "
+            f"running, most likely started by the pipeline ({shown}); {waited}\n"
             if stuck
             else f"warning: exiting without waiting any longer; {waited}\n"
         )
