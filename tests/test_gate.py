@@ -479,3 +479,12 @@ def test_cli_gate_literal_by_flag_or_config_and_says_which_floors(tmp_path):
     assert overridden.exit_code == 0, overridden.output
     as_json = runner.invoke(app, ["gate", str(tmp_path / "run"), "--literal", "--json"])
     assert '"literal": true' in as_json.output
+
+
+def test_gate_help_names_the_config_table_of_each_option():
+    """`[gate]` in an option's help is not eaten as console markup."""
+    result = CliRunner().invoke(app, ["gate", "--help"], env={"COLUMNS": "200"})
+    text = " ".join(result.output.replace("│", " ").split())
+    assert "(`allow_unchecked` in the [gate] table)" in text
+    assert "Noise-aware floors (the default; `literal` in [gate])" in text
+    assert "(default: `enforce_indicative` in [gate], off)" in text

@@ -36,13 +36,13 @@ def gate(
         False,
         "--allow-unchecked",
         help="Skip (with a warning), not fail, a floor or baseline check with fewer than 2 "
-        "cases to test (`allow_unchecked` in the [gate] table).",
+        "cases to test (`allow_unchecked` in the \\[gate] table).",
     ),
     literal: bool | None = typer.Option(
         None,
         "--literal/--noise-aware",
         help="Literal floors: fail any mean under its floor, even within noise (as DeepEval "
-        "and promptfoo read thresholds). Noise-aware floors (the default; `literal` in [gate]) "
+        "and promptfoo read thresholds). Noise-aware floors (the default; `literal` in \\[gate]) "
         "fail only a mean significantly under its floor.",
         show_default=False,
     ),
@@ -50,7 +50,7 @@ def gate(
         None,
         "--enforce-indicative/--no-enforce-indicative",
         help="Fail on the floor of a metric whose judge agrees with people near chance "
-        "(indicative only) instead of warning (default: `enforce_indicative` in [gate], off).",
+        "(indicative only) instead of warning (default: `enforce_indicative` in \\[gate], off).",
         show_default=False,
     ),
     output_format: FormatOpt = OutputFormat.text,
