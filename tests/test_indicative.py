@@ -126,6 +126,21 @@ def test_the_gate_floor_of_an_indicative_metric_warns_unless_enforced():
     assert not gate_run(bad).passed
 
 
+def test_a_literal_floor_of_an_indicative_metric_warns_unless_enforced():
+    run = uniform_run(40, {**GOOD, "answer_relevancy": [0.6, 0.96] * 20})  # 0.78, within noise
+    run.run.calibration = [FAITHFULNESS, RELEVANCY]
+    assert [c.status for c in gate_run(run).checks if c.kind == "floor"] == ["pass", "pass"]
+    literal = gate_run(run, GateSettings(literal=True))
+    assert literal.passed
+    check = next(c for c in literal.checks if c.metric == "answer_relevancy")
+    assert check.status == "warn" and check.line.startswith("WARN floor answer_relevancy:")
+    assert "(literal) — below the floor" in check.line and "so it warns" in check.line
+    enforced = gate_run(run, GateSettings(literal=True, enforce_indicative=True))
+    assert not enforced.passed and enforced.failed_kinds == ["floor"]
+    (line,) = next(v.lines for v in enforced.verdicts if v.metric == "answer_relevancy")
+    assert line.endswith("(enforced, though the metric is indicative only)")
+
+
 def test_a_regression_of_an_indicative_metric_against_the_baseline_still_fails():
     result = gate_run(_relevancy_run(0.5), GateSettings(floors={}), baseline=_relevancy_run(0.95))
     verdict = next(v for v in result.verdicts if v.metric == "answer_relevancy")
