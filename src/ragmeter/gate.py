@@ -9,7 +9,8 @@ with probability at most `alpha` across all checks together:
 * **floor**: the metric's mean is not below its floor. Noise-aware (the default): fails only
   when the upper confidence bound of the mean lies below the floor; a mean under the floor but
   within noise passes with a warning. Literal (`literal`): any mean under its floor fails, as
-  DeepEval's and promptfoo's thresholds do.
+  DeepEval's and promptfoo's thresholds do; that is no test, so noise alone can fail it (a
+  pipeline whose true mean sits at its floor fails about every other run).
 * **baseline** (regression against the baseline): fails when the drop is both *real* and
   *material*: a one-sided paired sign-flip permutation test finds the mean paired difference
   new − baseline significantly below 0 (the drop is not noise) and the estimated drop is larger
@@ -63,7 +64,7 @@ from .stats import (
 from .vocabulary import METRICS, MetricName
 
 Status = Literal["pass", "fail", "warn", "skip"]
-"""`warn`: a floor the mean is significantly under, on an indicative-only metric (its judge
+"""`warn`: a failed floor (noise-aware or literal) on an indicative-only metric (its judge
 agrees with people near chance) whose floor is not enforced: reported, not failed."""
 
 _KIND_WORDS = {"measured": "measured", "floor": "floor", "baseline": "regression"}
