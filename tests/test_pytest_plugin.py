@@ -47,7 +47,7 @@ def test_assert_mean_and_no_regression_pass_and_fail_with_worst_cases(pytester, 
     assert "faithfulness mean 0.700" in out and "is not >= 0.85" in out
     assert "worst cases (a case fails under the 0.70 pass mark):" in out
     assert "0.45  c001" in out  # worst cases listed
-    assert "regression against the baseline:" in out
+    assert "no-regression check against the baseline failed:" in out
     assert "FAIL regression faithfulness vs baseline: change -0.2" in out
     assert "worst regressed cases:" in out
 
@@ -245,7 +245,7 @@ def test_no_regression_checks_no_floor_and_assert_gate_checks_both(pytester, tmp
     assert "FAIL floor faithfulness: mean 0.600 (n=40" in out
     assert "— significantly below the floor" in out
     assert "worst cases of faithfulness:" in out and "0.55  c000" in out
-    assert "regression against the baseline:" not in out
+    assert "no-regression check against the baseline failed:" not in out
 
 
 def test_assert_gate_literal_by_option_ini_or_config(pytester, tmp_path):

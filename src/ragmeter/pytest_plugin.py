@@ -318,7 +318,7 @@ class RagmeterRun:
         title = (
             f"ragmeter gate failed (floors {floors}):"
             if with_floors
-            else "regression against the baseline:"
+            else "no-regression check against the baseline failed:"
         )
         lines = [title]
         lines += [f"  {c.line}" for c in result.checks if c.status == "fail"]
