@@ -72,6 +72,8 @@ def mention(text: str):  # type: ignore[no-untyped-def]
         ("八十年代", "1994年", "conflict"),
         ("第十五", "第十四", "conflict"),
         ("30 days", "14 days", "conflict"),
+        # a full date beside the bare year of something else is no rival
+        ("born on July 5, 1984", "a 2013 series", None),
         ("30 days", "14%", None),
         ("the 1910s", "14 days", None),
     ],

@@ -202,7 +202,9 @@ def relation(claim: NumberMention, other: NumberMention) -> Relation | None:
     if dated and claim.years is not None and other.years is not None:
         (first, last), (low, high) = claim.years, other.years
         if high < first or low > last:
-            return "conflict"
+            # a full date beside a bare year of something else ("born on July 5, 1984" in
+            # a sentence about a 2013 series) is no rival; a span is one of years
+            return "conflict" if claim.is_span or other.is_span else None
         finer = claim.date is not None and any(claim.date[1:]) and other.date is None
         return "within" if first <= low and high <= last and not finer else "consistent"
     if dated:

@@ -73,6 +73,29 @@ def test_a_short_answer_is_read_with_its_question(
         assert result.score == 0.0
 
 
+@pytest.mark.parametrize(
+    ("lang", "question", "answer", "context"),
+    [
+        (
+            "en",
+            "Are both The Lumineers and Kings of Leon American rock bands?",
+            "No.",
+            "Kings of Leon is an American rock band. The Lumineers are an American folk band.",
+        ),
+        ("zh", "猫和狗都是爬行动物吗？", "不是。", "猫是哺乳动物。狗也是哺乳动物。"),
+    ],
+)
+def test_no_to_a_question_about_both_is_not_contradicted_by_one_of_them(
+    judge: LocalJudge, lang: str, question: str, answer: str, context: str
+) -> None:
+    # "No" denies that both are, not that either is
+    sample = Sample(case_id="both", question=question, answer=answer, contexts=[context], lang=lang)  # type: ignore[arg-type]
+    result = judge.judge_sync(sample, ("faithfulness",))["faithfulness"]
+    (claim,) = result.evidence.claims
+    assert claim.verdict != "contradicted"
+    assert result.score is not None and result.score > 0.0
+
+
 # (lang, question, answer, the claim judged)
 STATES_SOMETHING = [
     # an introduction whose list never came

@@ -75,8 +75,15 @@ def is_hedge(sentence: str) -> bool:
     return bool(_HEDGE_EN.search(sentence) or _HEDGE_ZH.search(sentence))
 
 
-def without_qualifiers(sentence: str) -> str:
-    """`sentence` without the hedges that only qualify it (in general, it depends, 一般来说)."""
+def without_qualifiers(sentence: str, *, leading_only: bool = False) -> str:
+    """`sentence` without the hedges that only qualify it (in general, it depends, 一般来说),
+    or only without the one it opens with."""
+    if leading_only:
+        for pattern in (_QUALIFIER_EN, _QUALIFIER_ZH):
+            match = pattern.match(sentence.lstrip())
+            if match:
+                return sentence.lstrip()[match.end() :].lstrip(" ,，;；")
+        return sentence
     return _QUALIFIER_ZH.sub("", _QUALIFIER_EN.sub(" ", sentence)).strip(" ,，;；")
 
 

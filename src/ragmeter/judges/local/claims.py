@@ -143,7 +143,12 @@ def _states_through_hedge(text: str, lang: Lang) -> bool:
     """A hedge that only qualifies a statement ("In general, exports keep comments"): what
     remains without it is a clause and no deflection."""
     rest = without_qualifiers(text)
+    if _ABOUT_THE_QUESTION.search(rest):
+        return False  # "there is no single answer, it varies" declines to answer
     return rest != text.strip() and not is_hedge(rest) and is_clause(rest, lang)
+
+
+_ABOUT_THE_QUESTION = re.compile(r"\b(?:answers?|questions?)\b|答案|问题", re.IGNORECASE)
 
 
 def _is_intro(text: str) -> bool:
@@ -196,7 +201,7 @@ def segment(text: str, lang: Lang) -> tuple[Segment, ...]:
                 continue
             role = _role(piece, lang)
             if role == "claim" and is_hedge(piece):
-                piece = without_qualifiers(piece)  # "In general, X" states X
+                piece = without_qualifiers(piece, leading_only=True)  # "In general, X": X
             if role == "abstention":
                 segments.extend(_split_mixed(piece, lang))
             else:

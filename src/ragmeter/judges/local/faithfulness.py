@@ -36,6 +36,11 @@ def claim_evidence(view: SampleView) -> list[ClaimEvidence]:
     for claim in view.claims:
         statement = view.checked(claim)
         found = align(statement, view.index, view.settings)
+        guard = view.guard(claim)
+        if guard is not None and found.label != "contradicted":
+            read = align(guard, view.index, view.settings)
+            if read.label == "contradicted":  # read with its question, the answer is wrong
+                found = read
         decided = None
         if found.hard:
             decided = 0.0

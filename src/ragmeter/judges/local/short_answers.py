@@ -3,10 +3,14 @@
 "No." to "Is SSO included in the free plan?" states that SSO is not included in the free plan;
 "30." to "How many days do refunds take?" that refunds take 30 days; 不能。 to "免费版能不能
 导出？" that 免费版不能导出. Such an answer (a bare yes or no, or one fragment: a number, a
-name, a phrase) makes one claim. It is shown as the question followed by the answer, and
-checked as the question's words with the answer where the question asks: its yes or no (so a
-negation the context contradicts is found), its number with the question's unit ("how many
-days" -> "30 days", 多少天 -> 30天).
+name, a phrase) makes one claim, shown as the question followed by the answer.
+
+A yes or no asserts or denies the question itself: it is checked as the question's words with
+the answer's polarity. A fragment asserts only itself, the question being its premise (a
+question's names and numbers are not the answer's to prove): it is checked as the fragment,
+a bare number with the question's unit ("how many days" + "30." -> 30 days, 多少天 -> 30天),
+and read once more with the question, its numbers left out, for a contradiction ("Which plan
+includes SSO? The free plan." against "SSO is not available on the free plan").
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...text import Lang, split_sentences
+from ...text import Lang, has_negation, split_sentences
 from ...text_numbers import find_numbers
 from .claims import Segment, is_clause, strip_reply
 
@@ -38,6 +42,10 @@ _WH_ZH = re.compile(
 )
 _TRAILING_ZH = re.compile(r"[吗么呢吧啊]?\s*[？?。！!]*\s*$")
 _QUESTION_END = ("?", "？")
+_COMPARING = re.compile(
+    r"\b(?:both|same|all|each|every|either|neither|than)\b|都|同一|一样|相同|还是|更",
+    re.IGNORECASE,
+)
 _AUXILIARIES_EN = frozenset(
     re.findall(
         r"\S+",
@@ -55,6 +63,8 @@ class QuestionClaim:
 
     shown: str
     checked: str
+    guard: str | None = None
+    """A fragment read with its question, checked for a contradiction only."""
 
 
 def read_with_question(
@@ -70,14 +80,61 @@ def read_with_question(
     if "abstention" in roles or "hedge" in roles:
         return None
     claims = [s.text for s in segments if s.role == "claim"]
-    bare_reply = not claims and strip_reply(answer, lang) != answer
+    # "No.", "No, it is not.", 不是。, or a lowercase "no" without its full stop
+    bare_reply = not claims and (
+        strip_reply(answer, lang) != answer or not strip_reply(answer.rstrip(" .!") + ".", lang)
+    )
     fragment = len(claims) == 1 and len(segments) == 1 and _is_fragment(claims[0], lang)
     if not (bare_reply or fragment) or not _is_question(asked, lang):
         return None
+    if fragment and not _asks_what(asked, lang):
+        return None  # a phrase after a yes-or-no question answers nothing it asks
     joiner = "" if lang == "zh" else " "
     shown = f"{asked}{joiner}{answer}"
-    checked = _checked_zh(asked, answer) if lang == "zh" else _checked_en(asked, answer)
-    return QuestionClaim(shown, checked)
+    if bare_reply:
+        return QuestionClaim(shown, _asserted(asked, answer, lang))
+    premise = _without_numbers(asked)
+    return QuestionClaim(shown, _alone(asked, answer, lang), _composed(premise, answer, lang))
+
+
+def _asserted(asked: str, reply: str, lang: Lang) -> str:
+    """A yes-or-no question as the statement the reply makes: its words, negated by a no
+    (不是, 没有, 不能 become 不, whose own characters a passage need not hold)."""
+    if _COMPARING.search(asked) and has_negation(reply, lang):
+        # "No" to "Are both X and Y bands?" denies that both are, not that either is: a
+        # passage calling X a band does not contradict it, so no polarity is checked
+        return _composed_en(asked, "") if lang == "en" else _question_body_zh(asked)
+    if lang == "en":
+        return _composed_en(asked, reply)
+    body = _question_body_zh(asked)
+    return f"{body} 不" if has_negation(reply, "zh") else body
+
+
+def _question_body_zh(asked: str) -> str:
+    return _TRAILING_ZH.sub("", _WHETHER_ZH.sub("", _A_NOT_A.sub(r"\1", asked)))
+
+
+def _composed(asked: str, answer: str, lang: Lang) -> str:
+    return _composed_zh(asked, answer) if lang == "zh" else _composed_en(asked, answer)
+
+
+def _without_numbers(text: str) -> str:
+    for mention in reversed(find_numbers(text)):
+        text = text[: mention.start] + " " + text[mention.end :]
+    return text
+
+
+def _alone(asked: str, answer: str, lang: Lang) -> str:
+    """A fragment as checked: itself, a bare number with the unit the question asks in."""
+    number = _bare_number(answer)
+    if number is None:
+        return answer
+    if lang == "zh":
+        wh = _WH_ZH.search(asked)
+        unit = re.match(r"个?[\u4e00-\u9fff]", asked[wh.end() :]) if wh else None
+        return f"{number}{unit.group()}" if unit else number
+    amount = _AMOUNT_EN.match(asked)
+    return f"{number} {amount.group(1)}" if amount else number
 
 
 def _is_fragment(claim: str, lang: Lang) -> bool:
@@ -111,6 +168,16 @@ def _is_question(sentence: str, lang: Lang) -> bool:
     return bool(_WH_EN.match(sentence) or _YES_NO_EN.match(sentence))
 
 
+def _asks_what(sentence: str, lang: Lang) -> bool:
+    """Whether the question asks for a thing (who, how many, 哪个), which a fragment names."""
+    if lang == "zh":
+        return bool(_WH_ZH.search(sentence))
+    return bool(_WH_EN.match(sentence)) or (
+        bool(re.search(r"\b(?:what|which|who|where|when|how)\b", sentence, re.IGNORECASE))
+        and not _YES_NO_EN.match(sentence)
+    )
+
+
 def _bare_number(answer: str) -> str | None:
     """The number an answer is made of, when it is only a number without a unit ("30.")."""
     found = find_numbers(answer)  # "30." whole: not a list marker
@@ -120,7 +187,7 @@ def _bare_number(answer: str) -> str | None:
     return None if rest else answer[found[0].start : found[0].end]
 
 
-def _checked_en(asked: str, answer: str) -> str:
+def _composed_en(asked: str, answer: str) -> str:
     body = asked.rstrip(" ?？")
     reply = answer.rstrip(" .!")
     number = _bare_number(answer)
@@ -133,8 +200,8 @@ def _checked_en(asked: str, answer: str) -> str:
     return f"{body} {reply}"
 
 
-def _checked_zh(asked: str, answer: str) -> str:
-    body = _TRAILING_ZH.sub("", _WHETHER_ZH.sub("", _A_NOT_A.sub(r"\1", asked)))
+def _composed_zh(asked: str, answer: str) -> str:
+    body = _question_body_zh(asked)
     reply = answer.rstrip(" 。.!！")
     wh = _WH_ZH.search(body)
     if wh is None:

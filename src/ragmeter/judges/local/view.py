@@ -48,6 +48,12 @@ class SampleView:
         found = self.question_claim
         return found.checked if found is not None and claim == found.shown else claim
 
+    def guard(self, claim: str) -> str | None:
+        """A fragment read with its question, checked for a contradiction only (None for
+        other claims)."""
+        found = self.question_claim
+        return found.guard if found is not None and claim == found.shown else None
+
     @cached_property
     def points(self) -> list[str]:
         """Statements of the ground truth (fillers and questions dropped)."""
@@ -93,7 +99,9 @@ def build_view(
         texts.extend([view.resolved_question, sample.answer])
     # Every claim is embedded: its support blends lexical coverage with its similarity to
     # the best window, and that support is what the claim counts for.
-    claims = [view.checked(c) for c in view.claims] if "faithfulness" in metrics else []
+    claims: list[str] = []
+    for claim in view.claims if "faithfulness" in metrics else []:
+        claims.extend(t for t in (view.checked(claim), view.guard(claim)) if t)
     points = view.points if {"context_recall", "context_precision"} & set(metrics) else []
     for statement in [*claims, *points] if sample.contexts else []:
         if statement in claims or settings.inconclusive(view.index.best_lexical(statement)):
