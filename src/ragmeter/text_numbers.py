@@ -91,8 +91,18 @@ _ZH_SMALL = "[一二三四五六七八九十]{1,3}"
 _QUALIFIER_EN = r"(?:early|mid|late)"
 _QUALIFIER_ZH = r"(?:初期?|前期|上半叶|中期|中叶|下半叶|末期?|后期)"
 
+# Where a mention can start: a digit, a currency sign, an apostrophe ('90s), a Chinese numeral
+# or 第/上/百, or a word that opens one (a month, an ordinal or number word, early/mid/late).
+# Checked first, it spares the alternatives below at every other position.
+_START = (
+    r"(?=[\d$€£¥'’第上下晚早百千万零〇一二两三四五六七八九十]|\b(?:"
+    + _alternation([*_MONTHS, *_ORDINAL_WORDS, *_EN_WORDS, "early", "mid", "late"]).replace(
+        " ", r"\s"
+    )
+    + r")\b)"
+)
 _NUMBER_RE = re.compile(
-    r"(?P<iso>\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b)"
+    _START + r"(?:(?P<iso>\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b)"
     r"|(?P<zhdecade>(?:(?:上个?世纪|\d{1,2}\s*世纪|" + _ZH_SMALL + r"世纪)\s*)?"
     r"(?:\d{2,4}|" + _ZH_SMALL + r")\s*年代" + _QUALIFIER_ZH + "?)"
     r"|(?P<zhcentury>(?:上个?世纪|(?:\d{1,2}|" + _ZH_SMALL + r")\s*世纪)" + _QUALIFIER_ZH + "?)"
@@ -126,7 +136,7 @@ _NUMBER_RE = re.compile(
     r"(?=[\s-]+(?:" + _EN_UNIT_WORDS + r")))"
     r"|(?P<zhnum>百分之[零〇一二两三四五六七八九十百千万]+|[零〇一二两三四五六七八九十百千万]+(?=\s*(?:"
     + _ZH_UNIT_WORDS
-    + r"|%|倍|个|人|岁|页|条|项|名)))",
+    + r"|%|倍|个|人|岁|页|条|项|名))))",
     re.IGNORECASE,
 )
 
