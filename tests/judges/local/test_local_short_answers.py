@@ -155,6 +155,7 @@ def test_an_answer_that_states_something_is_not_a_refusal(
         ("en", "Is single sign-on available on the free plan?", "I don't know."),
         ("en", "Is single sign-on available on the free plan?", "The context does not say."),
         ("en", "How do I set it up?", "Here are the steps:"),
+        ("en", "How do I set it up?", "I don't know. Here is what the handbook covers:"),
         ("en", "How do I set it up?", "It depends."),
         ("zh", "免费版有离线模式吗？", "抱歉，我无法回答。"),
         ("zh", "免费版有离线模式吗？", "资料里没有提到。"),

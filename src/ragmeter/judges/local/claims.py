@@ -206,7 +206,7 @@ def segment(text: str, lang: Lang) -> tuple[Segment, ...]:
                 segments.extend(_split_mixed(piece, lang))
             else:
                 segments.append(Segment(piece, role))
-    if not any(s.role == "claim" for s in segments):
+    if not any(s.role in ("claim", "abstention") for s in segments):
         # an answer that is only an introduction ("Exports keep three things:", a list
         # that never came) states what the introduction says
         segments = [
