@@ -40,6 +40,7 @@ def _cases():
             scores["context_recall"] = 0.2
         out.append(case(f"case-{i}", scores, category=("billing", "typo", "account")[i % 3]))
     out[5].metrics["context_precision"].score = 0.0
+    out[1].metrics["faithfulness"].evidence.notes = ["a long note of the judge, " * 12]
     out[6] = case(
         "case-6",
         {"faithfulness": "refusal: answer has no claims", "answer_relevancy": 0.9},
@@ -98,6 +99,12 @@ def test_the_first_screen_shows_the_diagnosis_and_the_failed_cases(browser, page
     )
     assert len(items) == 10  # the report's limit: every one of them on the first screen
     assert all(bottom <= HEIGHT for bottom, _ in items), items
+    # Two lines each, a long evidence line cut with an ellipsis (whole in its title).
+    heights = browser.js(
+        "[].map.call(document.querySelectorAll('#failed li'), li => li.offsetHeight)"
+    )
+    assert max(heights) < 45, heights
+    assert "a long note of the judge" in items[1][1]
     scores = [float(text.split()[0]) for _, text in items]
     assert scores == sorted(scores) and scores[0] == 0.0
     first = items[0][1]  # score, metric, pass mark, id, question, then the evidence line

@@ -289,7 +289,7 @@ def _failed_section(report: ReportInputs, listed: set[str]) -> str:
     failures, total = worst_failures(report.run, report.max_failures)
     out = [
         '<section id="failed" aria-labelledby="failed-title">'
-        '<h2 id="failed-title">Failed cases, worst first '
+        '<h2 id="failed-title" class="lead">Failed cases, worst first '
         f'<span class="muted">({total} case × metric under its pass mark)</span></h2>'
     ]
     if not total:
@@ -307,7 +307,8 @@ def _failed_section(report: ReportInputs, listed: set[str]) -> str:
                 f'<li data-id="{escape(case.id)}"><span class="fscore">{failure.score:.2f}</span> '
                 f'<b>{failure.metric}</b> <span class="muted">{escape(failure.mark)}</span> · '
                 f'{name} <span lang="{lang}">{escape(short(case.question, 140))}</span>'
-                f'<div class="why" lang="{lang}">{escape(short(why, 240))}</div></li>'
+                f'<div class="why" lang="{lang}" title="{escape(why)}">{escape(short(why, 240))}'
+                "</div></li>"
             )
         out.append("</ol>")
         if total > len(failures):
