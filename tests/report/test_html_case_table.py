@@ -102,6 +102,7 @@ def _chunk_case(cid: str, context: str, span: Span | None):
 
 
 def test_a_long_chunk_is_folded_to_the_cited_span_with_a_toggle_that_shows_it_all():
+    """At most about 400 characters and 12 lines: code's short lines fold too."""
     english = "Intro text about nothing. " * 60  # 1560 characters
     cited = "Refunds are issued within 14 days."
     long_en = english + cited + " Tail." * 200
@@ -138,6 +139,26 @@ def test_a_long_chunk_is_folded_to_the_cited_span_with_a_toggle_that_shows_it_al
     (zh,) = open_report(html, "#case=zh-1")
     start_only = chunks_of(zh)
     assert start_only["shown"] == chinese[:400] + " …"  # no span: the chunk's start
+
+    code = "x = 1\n" * 100 + cited + "\n" + "y = 2\n" * 20  # 752 characters, 121 lines
+    at = code.index(cited)
+    html = render_html(
+        ReportInputs(
+            run(
+                [
+                    _chunk_case("code-1", code, Span(start=at, end=at + len(cited))),
+                    _chunk_case("lines-1", "z\n" * 30, None),  # 60 characters, 30 lines
+                    _chunk_case("short-1", short, Span(start=0, end=7)),
+                ]
+            )
+        )
+    )
+    (lines,) = open_report(html, "#case=code-1")
+    folded = chunks_of(lines)
+    assert folded["shown"] == "… " + "x = 1\n" * 3 + cited + "\n" + "y = 2\n" * 7 + "y = 2 …"
+    assert folded["marks"] == [cited] and folded["toggle"] == "show all"
+    (few,) = open_report(html, "#case=lines-1")
+    assert chunks_of(few)["shown"] == "z\n" * 11 + "z …"
 
     (small,) = open_report(html, "#case=short-1")
     assert chunks_of(small) == {

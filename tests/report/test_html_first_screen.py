@@ -168,6 +168,8 @@ def test_a_long_chunk_is_folded_until_show_all(browser, page):
     assert CITED in folded and len(folded) < 600 and len(LONG) > 2500
     assert browser.js(f"{shown}.querySelector('mark').innerText") == CITED
     assert browser.js(f"{shown}.querySelector('mark').getBoundingClientRect().height") > 0
+    assert folded.count("\n") <= 14  # the code's short lines fold as well: 12 lines at most
+    assert browser.js(f"{shown}.getBoundingClientRect().height") < 330
     browser.click("#detail .fold-toggle")
     assert browser.js(f"{shown}.querySelector('.text:not([hidden])').innerText") == LONG
     assert browser.js("document.querySelector('#detail .fold-toggle').innerText") == "show less"

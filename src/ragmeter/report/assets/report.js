@@ -13,8 +13,9 @@
 // a case with no score on the metric sorts last either way, and ties keep the eval-set order.
 // A score is drawn as a bar on the [0, 1] scale, so 0 is an empty bar beside "0.00", while a
 // metric with no score is a hatched "n/a" (not applicable by design) or "unscored" cell that
-// names its reason on hover. A long chunk is folded to about FOLD characters around the first
-// span the judge cited in it (its start when none is recorded), with a "show all" toggle.
+// names its reason on hover. A long chunk is folded to about FOLD characters (FOLD_LINES lines
+// at most) around the first span the judge cited in it (its start when none is recorded), with
+// a "show all" toggle.
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("ragmeter-data").textContent);
@@ -34,7 +35,7 @@
     return e;
   }
   function fmt(x) { return x === null || x === undefined ? "—" : x.toFixed(2); }
-  var FOLD = 400;
+  var FOLD = 400, FOLD_LINES = 12;
   // A case's cell for metric m: its score (with a bar when `bar`), else why it has none.
   function scoreCell(c, m, bar) {
     var s = c.scores[m];
@@ -230,11 +231,22 @@
   // A chunk's text with its spans marked; past FOLD (and some) characters, folded to the part
   // around the first span (or the start) with a toggle that shows it all.
   function chunkText(s, spans) {
-    if (s.length <= FOLD + FOLD / 4) { return highlighted(s, spans); }
+    if (s.length <= FOLD + FOLD / 4 && s.split("\n").length <= FOLD_LINES + 3) { return highlighted(s, spans); }
     var cited = spans.filter(function (x) { return x.start >= 0 && x.end <= s.length && x.end > x.start; })
       .sort(function (a, b) { return a.start - b.start; })[0];
     var start = cited ? Math.max(0, cited.start - 80) : 0;
+    if (cited) {  // at most 3 lines of code or prose before the span
+      var before = s.slice(start, cited.start).split("\n");
+      if (before.length > 4) { start = cited.start - before.slice(-4).join("\n").length; }
+    }
     var end = Math.min(s.length, Math.max(start + FOLD, cited ? Math.min(cited.end + 40, start + 3 * FOLD) : 0));
+    // ... and at most FOLD_LINES lines in all, so short lines of code fold too (the span whole).
+    for (var k = start, lines = 0; k < end; k++) {
+      if (s.charAt(k) === "\n" && ++lines >= FOLD_LINES) {
+        end = Math.max(k, cited ? Math.min(cited.end, start + 3 * FOLD) : 0);
+        break;
+      }
+    }
     var inside = [];
     spans.forEach(function (x) {
       var a = Math.max(x.start, start), b = Math.min(x.end, end);
