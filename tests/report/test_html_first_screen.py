@@ -174,3 +174,19 @@ def test_a_long_chunk_is_folded_until_show_all(browser, page):
     assert browser.js(f"{shown}.querySelector('.text:not([hidden])').innerText") == LONG
     assert browser.js("document.querySelector('#detail .fold-toggle').innerText") == "show less"
     assert browser.console() == []
+
+
+def test_a_failed_case_link_opens_the_case_in_the_table_and_goes_there(browser, page):
+    browser.open(page)
+    browser.click('#failed a[href="#case=case-5"]')
+    assert browser.js("location.hash") == "#case=case-5"
+    assert browser.js("document.querySelector('#detail h3').innerText").startswith("case-5 ·")
+    row_top = (
+        "document.querySelector('#case-rows tr[data-id=\"case-5\"]').getBoundingClientRect().top"
+    )
+    assert 0 <= browser.js(row_top) < 50  # scrolled to the top of the window
+    # Back up and follow the same link again: the hash is unchanged, the page still goes there.
+    browser.js("window.scrollTo(0, 0)")
+    browser.click('#failed a[href="#case=case-5"]')
+    assert 0 <= browser.js(row_top) < 50
+    assert browser.console() == []

@@ -436,6 +436,15 @@
     input.addEventListener("change", renderList);
   });
   window.addEventListener("hashchange", applyHash);
+  // A failed case's link (#case=ID) above the table: followed again when the hash already
+  // reads so (the case open), which fires no hashchange.
+  var failedList = $("failed");
+  if (failedList) {
+    failedList.addEventListener("click", function (e) {
+      var a = e.target.closest ? e.target.closest("a") : null;
+      if (a && a.hash && a.hash === window.location.hash) { e.preventDefault(); applyHash(); }
+    });
+  }
   applyHash();
   document.documentElement.dataset.ready = "1";
 })();
