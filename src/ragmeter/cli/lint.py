@@ -30,7 +30,10 @@ def lint(
         cases = load_cases(file)
     report = lint_cases(cases, source=str(file))
     if as_json:
-        typer.echo(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        from ..safe_text import json_escaped
+
+        text = json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2)
+        typer.echo(json_escaped(text))
     else:
         from ..report.lint import render_lint
 

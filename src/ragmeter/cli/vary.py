@@ -114,7 +114,10 @@ def check(
     with user_errors():
         result = load_check(run, tolerance=tolerance)
     if as_json:
-        typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        from ..safe_text import json_escaped
+
+        text = json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2)
+        typer.echo(json_escaped(text))
     else:
         from ..report.vary import render_vary_check
 
