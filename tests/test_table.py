@@ -23,7 +23,7 @@ def test_csv_text_cells_that_a_spreadsheet_would_run_start_with_a_quote():
 
     from ragmeter.table import to_csv_text
 
-    hostile = ["=HYPERLINK(\"http://x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\rx"]
+    hostile = ['=HYPERLINK("http://x")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\rx"]
     result = run(
         [case(f"c{i}", {"faithfulness": 0.5}, question=q) for i, q in enumerate(hostile)]
         + [case("-7", {"faithfulness": 0.25}, question="=1+1 问题"), case("ok", {}, question="-")]

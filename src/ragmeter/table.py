@@ -122,11 +122,13 @@ def neutralized(text: str) -> str:
     return text
 
 
-def to_csv(result: RunResult, path: str | Path) -> Path:
-    """Write the table to `path` (UTF-8, written atomically); return the path."""
-    from .results import write_atomic
+def to_csv(result: RunResult, path: str | Path, *, overwrite: bool = False) -> Path:
+    """Write the table to `path` (UTF-8, written atomically); return the path. A run or a
+    baseline at `path` is replaced only with `overwrite` (ConfigError otherwise)."""
+    from .results import refuse_overwriting_run, write_atomic
 
     path = Path(path).expanduser()
+    refuse_overwriting_run(path, "to_csv:", overwrite=overwrite)
     write_atomic(path, to_csv_text(result))
     return path
 
