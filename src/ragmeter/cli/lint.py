@@ -23,12 +23,12 @@ def lint(
     cannot be loaded.
     """
     as_json = wants_json(output_format, legacy_json)
-    from ..cases import load_cases
+    from ..cases import open_cases
     from ..lint import lint_cases
 
     with user_errors():
-        cases = load_cases(file)
-    report = lint_cases(cases, source=str(file))
+        cases = open_cases(file)  # .jsonl: read case by case, as `run` reads it
+        report = lint_cases(cases, source=str(file))
     if as_json:
         from ..safe_text import json_escaped
 
