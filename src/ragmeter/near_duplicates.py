@@ -79,10 +79,11 @@ def near_groups(
     for start in range(0, n, _BLOCK):
         block = order[start : start + _BLOCK]
         ids = block.tolist()
-        keys, starts = _part_keys([texts[i] for i in ids], sizes[block], join)
-        key_list, start_list = keys.tolist(), starts.tolist()
+        keys, starts, empty = _part_keys([texts[i] for i in ids], sizes[block], join)
+        key_list, start_list, empty_list = keys.tolist(), starts.tolist(), empty.tolist()
         for position, i in enumerate(ids):
-            join.add(i, key_list[start_list[position] : start_list[position + 1]])
+            part_keys = key_list[start_list[position] : start_list[position + 1]]
+            join.add(i, part_keys, empty_list[position])
     return join.result()
 
 
@@ -101,6 +102,7 @@ class _Join:
         self.num, self.den = t.numerator, t.denominator
         self.found = NearGroups()
         self.sizes: list[int] = []
+        self.empty = array("h", bytes(2 * len(texts)))  # empty parts of each text's own split
         self.parent = list(range(len(texts)))
         # Per number of parts, part key -> the latest slot; a slot holds a text and the slot
         # before it under the same key. An index is dropped once no text left looks in it.
@@ -134,9 +136,11 @@ class _Join:
             x = parent[x]
         return x
 
-    def add(self, i: int, keys: list[int]) -> None:
+    def add(self, i: int, keys: list[int], empty: int) -> None:
         """Link text `i` to the texts near it taken so far, then index it. `keys` holds its
-        part keys for every split from its own size's to its largest partner's."""
+        part keys for every split from its own size's to its largest partner's; `empty`, the
+        number of empty parts in its own split."""
+        self.empty[i] = empty
         size = self.sizes[i]
         own, most = self.parts(size), self.parts(self.largest_partner(size))
         for stale in [count for count in self.heads if count > most]:
@@ -151,11 +155,13 @@ class _Join:
             index[key] = len(self.slot_text) - 1
 
     def _link(self, i: int, size: int, keys: list[int], own: int, most: int) -> bool:
-        """Compare text `i` with the texts sharing a part with it; whether a bound was met."""
-        slot_text, slot_next, sizes = self.slot_text, self.slot_next, self.sizes
-        limit = size * self.den  # a partner's size times num must not exceed it
+        """Compare text `i` with the texts sharing enough parts with it; whether a bound was
+        met. A near text x shares at least parts - H - empty[x] of the parts both look up
+        (H: the most 3-grams two sets of their sizes can differ by and still be near)."""
+        slot_text, slot_next, sizes, empty = self.slot_text, self.slot_next, self.sizes, self.empty
+        num, den = self.num, self.den
+        limit = size * den  # a partner's size times num must not exceed it
         family = self.families[i]
-        seen: set[int] = set()
         mine: set[str] | None = None
         looked = missed = 0
         offset = 0
@@ -165,37 +171,38 @@ class _Join:
             offset += count
             if index is None:
                 continue
+            hits: dict[int, int] = {}
             for key in part_keys:
-                if not key:
-                    continue
-                slot = index.get(key, -1)
+                slot = index.get(key, -1) if key else -1
                 while slot != -1:
                     if looked == MAX_LOOKED_AT:
                         return True
                     looked += 1
                     x = slot_text[slot]
                     slot = slot_next[slot]
-                    if sizes[x] * self.num > limit:
+                    if sizes[x] * num > limit:
                         break  # slots run from the smallest set to the largest
-                    if x in seen:
-                        continue
-                    seen.add(x)
-                    if self.find(x) == self.find(i):
-                        continue
-                    if family is not None and self.families[x] == family:
-                        continue
-                    if mine is None:
-                        mine = self.grams_of(i)
-                    other = self.grams_of(x)
-                    shared = len(mine & other)
-                    similarity = shared / (size + sizes[x] - shared)
-                    if similarity >= self.threshold:
-                        self.parent[self.find(x)] = self.find(i)
-                        self.found.similarity[(min(i, x), max(i, x))] = similarity
-                    else:
-                        missed += 1
-                        if missed == MAX_COMPARED:
-                            return True
+                    hits[x] = hits.get(x, 0) + 1
+            for x, shared_parts in hits.items():
+                other_size = sizes[x]
+                most_apart = (size + other_size) * (den - num) // (den + num)
+                if shared_parts < count - most_apart - empty[x]:
+                    continue
+                if self.find(x) == self.find(i):
+                    continue
+                if family is not None and self.families[x] == family:
+                    continue
+                if mine is None:
+                    mine = self.grams_of(i)
+                shared = len(mine & self.grams_of(x))
+                similarity = shared / (size + other_size - shared)
+                if similarity >= self.threshold:
+                    self.parent[self.find(x)] = self.find(i)
+                    self.found.similarity[(min(i, x), max(i, x))] = similarity
+                else:
+                    missed += 1
+                    if missed == MAX_COMPARED:
+                        return True
         return False
 
     def result(self) -> NearGroups:
@@ -281,10 +288,11 @@ def _gram_sizes(texts: Sequence[str]) -> np.ndarray:
 
 def _part_keys(
     texts: Sequence[str], sizes: np.ndarray, join: _Join
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each of `texts`, one key per part of every split from its own size's to its largest
     partner's (the same 3-grams in a part, the same key; equal keys for different 3-grams only
-    cost a comparison), and where each text's keys start (one more entry, the end)."""
+    cost a comparison; 0 for an empty part not looked up), where each text's keys start (one
+    more entry, the end), and the number of empty parts in each text's own split."""
     hashes, owner = _gram_hashes(texts)
     sizes = sizes.astype(np.int64)
     own = np.array([join.parts(size) for size in sizes.tolist()], dtype=np.int64)
@@ -294,6 +302,7 @@ def _part_keys(
     width = (most - own + 1) * (own + most) // 2  # own + (own + 1) + ... + most
     starts = np.concatenate([[0], np.cumsum(width)])
     keys = np.zeros(int(starts[-1]), dtype=np.uint64)
+    empty_own = np.zeros(len(texts), dtype=np.int64)
     for count in range(int(own.min()), int(most.max()) + 1):
         needed = (own <= count) & (count <= most)
         if not needed.any():
@@ -310,8 +319,10 @@ def _part_keys(
         # Empty parts say nothing about a text; with SPARE_PARTS more parts than the
         # pigeonhole needs, two near texts share a part that is not empty unless both have
         # more than SPARE_PARTS empty ones, and only such texts look up their empty parts.
-        spare = (~filled).reshape(-1, count).sum(axis=1) <= SPARE_PARTS
-        skipped = ~filled & np.repeat(spare, count)
+        empties = (~filled).reshape(-1, count).sum(axis=1)
+        at_own = own[chosen] == count
+        empty_own[chosen[at_own]] = empties[at_own]
+        skipped = ~filled & np.repeat(empties <= SPARE_PARTS, count)
         part = np.tile(np.arange(count, dtype=np.uint64), len(chosen))
         tag = _mix(np.uint64(count) << np.uint64(32) | part)
         before = (count - own[chosen]) * (own[chosen] + count - 1) // 2  # own + ... + count-1
@@ -319,4 +330,4 @@ def _part_keys(
         mixed = _mix(xor ^ tag) | np.uint64(1)  # never 0: 0 marks a part not looked up
         mixed[skipped] = 0
         keys[where.ravel()] = mixed
-    return keys, starts
+    return keys, starts, empty_own
