@@ -167,3 +167,18 @@ def test_lint_and_vary_print_ids_and_categories_literally(tmp_path):
     assert CONTROL.findall(check.output) == [] and "\\x1b[2J" in check.output
     check_json = runner.invoke(app, ["vary", "check", str(tmp_path / "run"), "--format", "json"])
     assert CONTROL.findall(check_json.output) == []
+
+
+def test_generate_prints_file_names_literally(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "refunds.md").write_text(
+        "Refunds are issued within 14 days of the request. "
+        "退款会在申请后十四天内退回原支付账户。\n" * 3
+    )
+    (docs / "bad\x1b[2J.txt").write_bytes(b"\xff\xfe\x00broken")
+    out = tmp_path / "set\x1b]0;pwned\x07.jsonl"
+    result = CliRunner().invoke(app, ["generate", str(docs), "-o", str(out), "--n", "4"])
+    assert result.exit_code == 0, result.output
+    assert CONTROL.findall(result.output) == []
+    assert "\\x1b]0;pwned\\x07" in result.output
