@@ -16,7 +16,7 @@ Each lint (`open_cases` then `lint_cases`, what `ragmeter lint FILE` does) runs 
 process, `--repeats` times; the table gives the median seconds, microseconds a case, peak RSS
 (VmHWM) and what was found: near-duplicate findings, planted pairs found, and the questions for
 which the near-duplicate check met its bound. The machine's load average is printed with it.
-Writes bench/results/lint_scale.json.
+Writes bench/results/lint_scale.json (or NAME.json with --name NAME).
 """
 
 from __future__ import annotations
@@ -106,6 +106,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 40_000, 160_000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
+    parser.add_argument(
+        "--name", default="lint_scale", help="Results file: bench/results/NAME.json."
+    )
     parser.add_argument("--child", choices=["lint", *KINDS], help=argparse.SUPPRESS)
     parser.add_argument("--cases-file", help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
@@ -197,7 +200,7 @@ def main() -> None:
                     row["planted_found"] >= planted and row["bounded"] == 0
                 )
     finish(
-        "lint_scale",
+        args.name,
         targets,
         {
             "repeats": args.repeats,

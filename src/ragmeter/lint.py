@@ -258,8 +258,8 @@ def _duplicates(seen: _Seen) -> list[Finding]:
                 severity="info",
                 code="near-duplicate-check-bounded",
                 message="the near-duplicate check looks, for each question, at no more than "
-                f"{MAX_LOOKED_AT} questions sharing a part of its 3-grams with it, nearest in "
-                f"length first, and stops after {MAX_COMPARED} that are not near; "
+                f"{MAX_LOOKED_AT} questions under each part of its 3-grams, nearest in length "
+                f"first, and stops after {MAX_COMPARED} that are not near; "
                 f"{counted(bounded, 'question')} reached a bound (many questions share most "
                 "of their wording), so a near duplicate of them may be missing above",
             )

@@ -4,8 +4,9 @@ a threshold, found in time linear in the number of texts.
 Two 3-gram sets A and B (|A| <= |B|) with Jaccard >= t hold at most
 k(|B|) = floor(2|B|(1-t)/(1+t)) grams that are not in both, so when the 3-grams are split by
 their hash into k+1+s parts (s = SPARE_PARTS), A and B hold exactly the same 3-grams in at
-least s+1 parts (pigeonhole). A part empty in both says nothing, so a text uses its empty
-parts only when it has more than s of them: two near texts then always share a part both use.
+least s+1 parts (pigeonhole). Only a text sharing enough parts with another is compared with
+it (see ``_Join._link``); empty parts, which say little, are left out of the index unless a
+text has many.
 Each text is indexed under every part of the split its own size calls for, and
 looks up, for every size a near text could have, the parts that size's split gives it; only
 texts sharing a whole part are compared, with the exact Jaccard. Texts are taken largest set
@@ -13,11 +14,12 @@ first, so the larger of a pair is indexed when the smaller looks it up. The 3-gr
 parts' keys are computed with numpy, a block of texts at a time.
 
 A group is a connected component of near pairs: a text already in a group is not compared with
-the group's other texts again. Work is bounded for each text: it looks at most
-:data:`MAX_LOOKED_AT` index entries (those nearest in size first) and compares itself with at
-most :data:`MAX_COMPARED` texts that turn out not near. Distinct questions rarely share a whole
-part, so neither bound is met; copies of one template share many. A text that met a bound is
-counted in :attr:`NearGroups.bounded`, as a near duplicate of it may have been missed.
+the group's other texts again. Work is bounded for each text: under each of its parts it looks
+at no more than :data:`MAX_LOOKED_AT` texts, nearest in size first, and it stops after
+:data:`MAX_COMPARED` texts found not near. Distinct questions rarely meet either bound, and
+the spare parts make up for a few parts looked at only in part; copies of one template share
+many parts. A text for which a near text may have gone unseen is counted in
+:attr:`NearGroups.bounded`.
 """
 
 from __future__ import annotations
@@ -29,10 +31,12 @@ from fractions import Fraction
 
 import numpy as np
 
-SPARE_PARTS = 2
-"""Parts a split has beyond the pigeonhole's k + 1 (see _part_keys)."""
-MAX_LOOKED_AT = 256
-"""Index entries (texts sharing a part) a text looks at, over all its parts."""
+SPARE_PARTS = 3
+"""Parts a split has beyond the pigeonhole's k + 1."""
+EMPTY_SKIPPED = 1
+"""A text with at most this many empty parts in a split leaves them out of the index."""
+MAX_LOOKED_AT = 8
+"""Texts a text looks at under each of its parts, nearest in size first."""
 MAX_COMPARED = 32
 """Texts a text is compared with and found not near before it stops looking."""
 _BLOCK = 8_192  # texts whose 3-grams are in memory at once (13 bits: see _gram_hashes)
@@ -156,14 +160,21 @@ class _Join:
 
     def _link(self, i: int, size: int, keys: list[int], own: int, most: int) -> bool:
         """Compare text `i` with the texts sharing enough parts with it; whether a bound was
-        met. A near text x shares at least parts - H - empty[x] of the parts both look up
-        (H: the most 3-grams two sets of their sizes can differ by and still be near)."""
+        met.
+
+        In a split of P parts a near text x holds the same 3-grams as `i` in at least P - H
+        parts (H: the most 3-grams sets of their sizes can differ by and still be near), of
+        which at most `unused` are empty parts one of them leaves out; and at most `cut` of
+        those lie in index entries looked at only in part. So x is seen at least
+        P - H - unused - cut times, which is at least 1 + SPARE_PARTS - EMPTY_SKIPPED - cut.
+        """
         slot_text, slot_next, sizes, empty = self.slot_text, self.slot_next, self.sizes, self.empty
         num, den = self.num, self.den
         limit = size * den  # a partner's size times num must not exceed it
         family = self.families[i]
         mine: set[str] | None = None
-        looked = missed = 0
+        missed = 0
+        bounded = False
         offset = 0
         for count in range(own, most + 1):
             index = self.heads.get(count)
@@ -172,21 +183,27 @@ class _Join:
             if index is None:
                 continue
             hits: dict[int, int] = {}
+            cut = 0
             for key in part_keys:
                 slot = index.get(key, -1) if key else -1
+                looked = 0
                 while slot != -1:
-                    if looked == MAX_LOOKED_AT:
-                        return True
-                    looked += 1
                     x = slot_text[slot]
-                    slot = slot_next[slot]
                     if sizes[x] * num > limit:
                         break  # slots run from the smallest set to the largest
+                    if looked == MAX_LOOKED_AT:
+                        cut += 1
+                        break
+                    looked += 1
+                    slot = slot_next[slot]
                     hits[x] = hits.get(x, 0) + 1
-            for x, shared_parts in hits.items():
+            bounded = bounded or cut >= 1 + SPARE_PARTS - EMPTY_SKIPPED
+            left_out = part_keys.count(0)  # this text's empty parts, when it leaves them out
+            for x, seen in hits.items():
                 other_size = sizes[x]
                 most_apart = (size + other_size) * (den - num) // (den + num)
-                if shared_parts < count - most_apart - empty[x]:
+                unused = empty[x] if empty[x] <= EMPTY_SKIPPED else left_out
+                if seen < count - most_apart - unused - cut:
                     continue
                 if self.find(x) == self.find(i):
                     continue
@@ -203,7 +220,7 @@ class _Join:
                     missed += 1
                     if missed == MAX_COMPARED:
                         return True
-        return False
+        return bounded
 
     def result(self) -> NearGroups:
         members: dict[int, list[int]] = {}
