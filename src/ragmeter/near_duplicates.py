@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-SPARE_PARTS = 3
+SPARE_PARTS = 5
 """Parts a split has beyond the pigeonhole's k + 1."""
 EMPTY_SKIPPED = 1
 """A text with at most this many empty parts in a split leaves them out of the index."""
