@@ -12,12 +12,14 @@ With a `journal` path, each case's line also goes to that named file, flushed at
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import threading
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
 
+from ._exceptions import OutputError
 from ._on_disk import OnDiskSequence
 from .results import CaseResult
 
@@ -55,8 +57,13 @@ class CaseSpool(OnDiskSequence[CaseResult]):
             self._offsets[index], self._lengths[index] = self._end, len(data)
             self._end += len(data)
             if self._journal is not None:
-                self._journal.write(data)
-                self._journal.flush()  # os._exit skips Python's buffers
+                try:
+                    self._journal.write(data)
+                    self._journal.flush()  # os._exit skips Python's buffers
+                except OSError as exc:  # a full disk or a file-size limit, met here first
+                    raise OutputError(
+                        f"cannot write {self.journal}: {exc.strerror or exc}; nothing written"
+                    ) from exc
 
     def __len__(self) -> int:
         return len(self._offsets)
@@ -79,7 +86,8 @@ class CaseSpool(OnDiskSequence[CaseResult]):
         """Stop writing the journal and delete it: the run ended in a way Python saw (its
         results written, or nothing to write)."""
         if self._journal is not None:
-            self._journal.close()
+            with contextlib.suppress(OSError):  # unflushed bytes of a file about to go
+                self._journal.close()
             self._journal = None
             assert self.journal is not None
             self.journal.unlink(missing_ok=True)
