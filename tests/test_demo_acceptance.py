@@ -4,7 +4,7 @@ import pytest
 
 from ragmeter.evaluation import run_demo
 from ragmeter.report.failures import collect_failures
-from ragmeter.text import extract_numbers
+from ragmeter.text_numbers import extract_numbers
 
 
 @pytest.fixture(scope="module")

@@ -47,7 +47,7 @@ def test_floors_only_without_baseline():
         "faithfulness": "pass",
         "answer_relevancy": "pass",
     }
-    assert "no floor set and no baseline" in result.verdicts[0].line
+    assert result.verdicts[0].lines == ["SKIP context_recall: no floor set and no baseline given"]
 
 
 def test_real_drop_fails_and_names_the_metric():
@@ -55,9 +55,9 @@ def test_real_drop_fails_and_names_the_metric():
     assert not result.passed
     assert _status(result)["context_recall"] == "fail"
     assert _status(result)["faithfulness"] == "pass"
-    line = next(v.line for v in result.verdicts if v.metric == "context_recall")
-    assert line.startswith("FAIL context_recall: vs baseline -0.")
-    assert "real regression" in line
+    (line,) = next(v.lines for v in result.verdicts if v.metric == "context_recall")
+    assert line.startswith("FAIL regression context_recall vs baseline: change -0.200 (n=50 paired")
+    assert line.endswith("margin 0.05 — a significant drop beyond the margin: a real regression")
 
 
 def test_small_noisy_change_passes():
@@ -69,8 +69,9 @@ def test_small_noisy_change_passes():
 def test_significant_drop_within_margin_passes():
     result = gate_run(_shifted("context_recall", -0.03), baseline=uniform_run(50, BASE))
     assert result.passed
-    line = next(v.line for v in result.verdicts if v.metric == "context_recall")
-    assert "within the margin" in line
+    (line,) = next(v.lines for v in result.verdicts if v.metric == "context_recall")
+    assert line.startswith("PASS regression context_recall vs baseline: change -0.030")
+    assert line.endswith("— a real drop, but within the margin")
 
 
 def test_floor_fails_only_when_clearly_below():
@@ -130,10 +131,11 @@ def test_cli_gate_exit_codes_and_baseline_promotion(tmp_path):
     runner = CliRunner()
     bad = runner.invoke(app, ["gate", str(tmp_path / "bad"), "--baseline", str(tmp_path / "base")])
     assert bad.exit_code == 1, bad.output
-    assert "FAIL context_recall" in bad.output and "FAILED" in bad.output
+    assert "FAIL regression context_recall vs baseline" in bad.output and "FAILED" in bad.output
     ok = runner.invoke(app, ["gate", str(tmp_path / "rerun"), "-b", str(tmp_path / "base")])
     assert ok.exit_code == 0, ok.output
-    assert ok.output.count("\nPASS ") + ok.output.count("\nSKIP ") == 4
+    assert ok.output.count("\nPASS regression ") == 4  # one line per check
+    assert ok.output.count("\nPASS floor ") == 2
     missing = runner.invoke(app, ["gate", str(tmp_path / "nothing")])
     assert missing.exit_code == 2
     promoted = runner.invoke(
@@ -158,7 +160,7 @@ def test_a_metric_nothing_could_score_fails_never_skips():
         result = gate_run(broken, baseline=baseline)
         assert not result.passed and result.failed_kinds == ["measured"]
         assert set(_status(result).values()) == {"fail"}
-        line = result.verdicts[2].line
+        (line,) = result.verdicts[2].lines
         assert line.startswith("FAIL faithfulness: not measured: 0 of 50 cases scored; cause: ")
         assert "ConnectError" in line
 
@@ -167,7 +169,7 @@ def test_too_few_scored_cases_fail_even_with_a_good_mean():
     half = [0.95] * 25 + ["judge error: invalid JSON from judge"] * 25
     result = gate_run(uniform_run(50, {**BASE, "faithfulness": half}))
     assert _status(result)["faithfulness"] == "fail"
-    assert "25 of 50 cases scored" in result.verdicts[2].line
+    assert "25 of 50 cases scored" in result.verdicts[2].lines[0]
     assert gate_run(uniform_run(50, {**BASE, "faithfulness": half}), min_scored_share=0.5).passed
 
 
@@ -175,15 +177,17 @@ def test_a_baseline_that_measured_nothing_cannot_pass_the_new_run():
     empty_base = uniform_run(50, {**BASE, "context_recall": ["judge error: x"] * 50})
     result = gate_run(uniform_run(50, BASE), baseline=empty_base)
     assert _status(result)["context_recall"] == "fail"
-    assert "the baseline cannot be compared" in result.verdicts[0].line
+    assert "the baseline cannot be compared" in result.verdicts[0].lines[0]
 
 
 def test_floor_breach_is_worded_as_such_and_within_noise_warns():
     clearly = uniform_run(50, {**BASE, "faithfulness": _noisy(50, 0.6, 5, 0.1)})
     result = gate_run(clearly)
     assert result.failed_kinds == ["floor"]
-    assert "below the floor" in result.verdicts[2].line
-    assert "regression" not in result.verdicts[2].line
+    (line,) = result.verdicts[2].lines
+    assert line.startswith("FAIL floor faithfulness: mean 0.")
+    assert line.endswith("vs floor 0.85 (noise-aware) — significantly below the floor")
+    assert "regression" not in line
     few = uniform_run(3, {"faithfulness": [0.2, 0.9, 1.0], "answer_relevancy": 0.9})
     noisy = gate_run(few)
     assert noisy.passed
@@ -205,7 +209,9 @@ def test_cli_gate_closing_line_names_the_kind_of_failure(tmp_path):
     save_run(uniform_run(50, {**BASE, "faithfulness": _noisy(50, 0.6, 5, 0.1)}), tmp_path / "low")
     result = CliRunner().invoke(app, ["gate", str(tmp_path / "low")])
     assert result.exit_code == 1
-    assert result.output.rstrip().endswith("FAILED: below a floor (see above)")
+    assert result.output.rstrip().endswith(
+        "FAILED: a mean significantly below its floor (see above)"
+    )
 
 
 def _rejudged_run():
@@ -268,10 +274,10 @@ def test_a_floor_on_one_scored_case_fails_whatever_its_score():
         result = gate_run(one)
         assert not result.passed
         assert result.failed_kinds == ["unchecked"]
-        line = result.verdicts[2].line
-        assert line == (
-            "FAIL faithfulness: floor check failed: only 1 scored case; a floor needs at least 2"
-        )
+        assert result.verdicts[2].lines == [
+            "FAIL floor faithfulness: not checked — only 1 scored case; a floor needs at least 2 "
+            "(--allow-unchecked skips it)"
+        ]
     allowed = gate_run(one, GateSettings(allow_unchecked=True))
     assert allowed.passed
     assert _status(allowed)["faithfulness"] == "skip"
@@ -284,7 +290,7 @@ def test_a_judged_metric_with_no_scored_case_fails_its_floor():
     refused = uniform_run(5, {"faithfulness": [REFUSAL] * 5, "answer_relevancy": 0.9})
     result = gate_run(refused)
     assert not result.passed
-    assert "only 0 scored cases; a floor needs at least 2" in result.verdicts[2].line
+    assert "only 0 scored cases; a floor needs at least 2" in result.verdicts[2].lines[0]
 
 
 def test_a_paired_test_on_one_case_fails():
@@ -294,8 +300,9 @@ def test_a_paired_test_on_one_case_fails():
     new = run([case("a", {"context_recall": 0.1})])
     result = gate_run(new, baseline=base)
     assert not result.passed and result.failed_kinds == ["unchecked"]
-    assert "only 1 case scored in both runs; a paired test needs at least 2" in (
-        result.verdicts[0].line
+    assert (
+        "only 1 case scored in both runs; a paired test needs at least 2"
+        in (result.verdicts[0].lines[0])
     )
     assert gate_run(new, GateSettings(allow_unchecked=True), baseline=base).passed
 
@@ -307,7 +314,7 @@ def test_cli_gate_fails_one_case_unless_allowed_by_flag_or_config(tmp_path):
     runner = CliRunner()
     failed = runner.invoke(app, ["gate", str(tmp_path / "one")])
     assert failed.exit_code == 1, failed.output
-    assert "FAIL faithfulness: floor check failed: only 1 scored case" in failed.output
+    assert "FAIL floor faithfulness: not checked — only 1 scored case" in failed.output
     assert failed.output.rstrip().endswith("FAILED: a check had too few cases to run (see above)")
     flag = runner.invoke(app, ["gate", str(tmp_path / "one"), "--allow-unchecked"])
     assert flag.exit_code == 0, flag.output
@@ -384,3 +391,100 @@ def test_cli_gate_refuses_a_baseline_of_another_eval_set_in_one_line(tmp_path):
     assert "PASSED" not in result.output
     errors = [line for line in result.output.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "runs of different eval sets" in errors[0]
+
+
+# Gate words a newcomer reads right (issue 34): each line names its check, floors can be
+# literal, and the output says which floors were used.
+
+BARELY = {**BASE, "faithfulness": _noisy(50, 0.84, 6, 0.2)}
+"""Faithfulness mean 0.805 on 50 cases: under the 0.85 floor, but not significantly."""
+
+
+def test_each_check_line_names_its_kind_floor_or_regression():
+    result = gate_run(uniform_run(50, BARELY), baseline=uniform_run(50, BASE))
+    floor, regression = next(v.lines for v in result.verdicts if v.metric == "faithfulness")
+    assert floor.startswith("PASS floor faithfulness: mean 0.805 (n=50, 97.5% upper bound 0.8")
+    assert floor.endswith(
+        "vs floor 0.85 (noise-aware) — below the floor, but not significantly (within noise); "
+        "--literal fails it"
+    )
+    assert regression.startswith("FAIL regression faithfulness vs baseline: change -0.131")
+    assert [c.line for c in result.checks if c.metric == "faithfulness"] == [floor, regression]
+    assert any(
+        "within noise, so the noise-aware floor passes it" in w and "--literal" in w
+        for w in result.warnings
+    )
+
+
+def test_literal_floors_fail_a_mean_under_its_floor_even_within_noise():
+    run = uniform_run(50, BARELY)
+    assert gate_run(run).passed
+    literal = gate_run(run, GateSettings(literal=True))
+    assert not literal.passed and literal.literal and literal.failed_kinds == ["floor"]
+    (line,) = next(v.lines for v in literal.verdicts if v.metric == "faithfulness")
+    assert line.startswith("FAIL floor faithfulness: mean 0.805")
+    assert line.endswith(
+        "vs floor 0.85 (literal) — below the floor (within noise, but literal floors fail any "
+        "mean under them)"
+    )
+    assert not any("within noise, so the noise-aware floor" in w for w in literal.warnings)
+    # A mean at the floor is not under it, whatever the floating-point rounding (0.8499…94).
+    at_floor = uniform_run(50, {**BASE, "faithfulness": [0.8, 0.9] * 25})
+    passed = gate_run(at_floor, GateSettings(literal=True))
+    assert passed.passed, [v.lines for v in passed.verdicts]
+    assert next(c for c in passed.checks if c.kind == "floor").line.endswith(
+        "(literal) — not below the floor"
+    )
+
+
+def test_literal_floors_leave_regressions_noise_aware():
+    noisy = _shifted("context_recall", -0.01, noise_seed=9)
+    result = gate_run(noisy, GateSettings(literal=True), baseline=uniform_run(50, BASE))
+    assert result.passed, [v.lines for v in result.verdicts]
+
+
+def test_without_floors_the_gate_checks_regressions_only():
+    low = uniform_run(50, {**BASE, "faithfulness": _noisy(50, 0.6, 5, 0.1)})
+    assert not gate_run(low, baseline=low).passed
+    regressions = gate_run(low, baseline=low, with_floors=False)
+    assert regressions.passed
+    assert {c.kind for c in regressions.checks} == {"baseline"}
+    broken = uniform_run(50, {**BASE, "faithfulness": ["judge error: x"] * 50})
+    assert gate_run(broken, baseline=low, with_floors=False).failed_kinds == ["measured"]
+
+
+def test_cli_gate_literal_by_flag_or_config_and_says_which_floors(tmp_path):
+    save_run(uniform_run(50, BARELY), tmp_path / "run")
+    runner = CliRunner()
+    default = runner.invoke(app, ["gate", str(tmp_path / "run")])
+    assert default.exit_code == 0, default.output
+    assert "· floors noise-aware ·" in default.output.splitlines()[0]
+    assert default.output.rstrip().endswith("PASSED with warnings (see above)")
+    flag = runner.invoke(app, ["gate", str(tmp_path / "run"), "--literal"])
+    assert flag.exit_code == 1, flag.output
+    assert "· floors literal ·" in flag.output.splitlines()[0]
+    assert (
+        "FAIL floor faithfulness:" in flag.output and "(literal) — below the floor" in flag.output
+    )
+    assert flag.output.rstrip().endswith(
+        "FAILED: a mean below its floor (literal floors) (see above)"
+    )
+    config = tmp_path / "ragmeter.toml"
+    config.write_text("[gate]\nliteral = true\n", encoding="utf-8")
+    via_config = runner.invoke(app, ["gate", str(tmp_path / "run"), "--config", str(config)])
+    assert via_config.exit_code == 1, via_config.output
+    overridden = runner.invoke(
+        app, ["gate", str(tmp_path / "run"), "--config", str(config), "--noise-aware"]
+    )
+    assert overridden.exit_code == 0, overridden.output
+    as_json = runner.invoke(app, ["gate", str(tmp_path / "run"), "--literal", "--json"])
+    assert '"literal": true' in as_json.output
+
+
+def test_gate_help_names_the_config_table_of_each_option():
+    """`[gate]` in an option's help is not eaten as console markup."""
+    result = CliRunner().invoke(app, ["gate", "--help"], env={"COLUMNS": "200"})
+    text = " ".join(result.output.replace("│", " ").split())
+    assert "(`allow_unchecked` in the [gate] table)" in text
+    assert "Noise-aware floors (the default; `literal` in [gate])" in text
+    assert "(default: `enforce_indicative` in [gate], off)" in text

@@ -111,8 +111,12 @@ def test_the_gate_floor_of_an_indicative_metric_warns_unless_enforced():
     check = next(c for c in result.checks if c.kind == "floor" and c.metric == "answer_relevancy")
     assert check.status == "warn" and check.indicative.startswith("its judge agrees")
     verdict = next(v for v in result.verdicts if v.metric == "answer_relevancy")
-    assert verdict.status == "warn" and verdict.line.startswith("WARN answer_relevancy:")
-    assert "below the floor, but indicative only" in verdict.line
+    (line,) = verdict.lines
+    assert verdict.status == "warn" and line.startswith("WARN floor answer_relevancy: mean 0.300")
+    assert line.endswith(
+        "— significantly below the floor, but the metric is indicative only (its judge agrees "
+        "with people near chance), so it warns; --enforce-indicative fails it"
+    )
     assert any("indicative only" in w and "--enforce-indicative" in w for w in result.warnings)
     enforced = gate_run(run, GateSettings(enforce_indicative=True))
     assert not enforced.passed and enforced.failed_kinds == ["floor"]
@@ -122,10 +126,27 @@ def test_the_gate_floor_of_an_indicative_metric_warns_unless_enforced():
     assert not gate_run(bad).passed
 
 
+def test_a_literal_floor_of_an_indicative_metric_warns_unless_enforced():
+    run = uniform_run(40, {**GOOD, "answer_relevancy": [0.6, 0.96] * 20})  # 0.78, within noise
+    run.run.calibration = [FAITHFULNESS, RELEVANCY]
+    assert [c.status for c in gate_run(run).checks if c.kind == "floor"] == ["pass", "pass"]
+    literal = gate_run(run, GateSettings(literal=True))
+    assert literal.passed
+    check = next(c for c in literal.checks if c.metric == "answer_relevancy")
+    assert check.status == "warn" and check.line.startswith("WARN floor answer_relevancy:")
+    assert "(literal) — below the floor" in check.line and "so it warns" in check.line
+    enforced = gate_run(run, GateSettings(literal=True, enforce_indicative=True))
+    assert not enforced.passed and enforced.failed_kinds == ["floor"]
+    (line,) = next(v.lines for v in enforced.verdicts if v.metric == "answer_relevancy")
+    assert line.endswith("(enforced, though the metric is indicative only)")
+
+
 def test_a_regression_of_an_indicative_metric_against_the_baseline_still_fails():
     result = gate_run(_relevancy_run(0.5), GateSettings(floors={}), baseline=_relevancy_run(0.95))
     verdict = next(v for v in result.verdicts if v.metric == "answer_relevancy")
-    assert not result.passed and verdict.status == "fail" and "a real regression" in verdict.line
+    line = verdict.lines[-1]
+    assert line.startswith("FAIL regression answer_relevancy vs baseline")
+    assert not result.passed and verdict.status == "fail" and "a real regression" in line
 
 
 def test_reports_mark_the_metric_indicative_only():
@@ -148,9 +169,9 @@ def test_ragmeter_gate_enforce_indicative_flag_and_config_key(tmp_path):
     cli = CliRunner()
     out = cli.invoke(app, ["gate", str(tmp_path / "run")])
     assert out.exit_code == 0, out.output
-    assert "WARN answer_relevancy:" in out.output and "PASSED with warnings" in out.output
+    assert "WARN floor answer_relevancy:" in out.output and "PASSED with warnings" in out.output
     out = cli.invoke(app, ["gate", str(tmp_path / "run"), "--enforce-indicative"])
-    assert out.exit_code == 1 and "FAIL answer_relevancy:" in out.output
+    assert out.exit_code == 1 and "FAIL floor answer_relevancy:" in out.output
     config = tmp_path / "ragmeter.toml"
     config.write_text("[gate]\nenforce_indicative = true\n", encoding="utf-8")
     out = cli.invoke(app, ["gate", str(tmp_path / "run"), "--config", str(config)])

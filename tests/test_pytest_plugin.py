@@ -47,7 +47,8 @@ def test_assert_mean_and_no_regression_pass_and_fail_with_worst_cases(pytester, 
     assert "faithfulness mean 0.700" in out and "is not >= 0.85" in out
     assert "worst cases (a case fails under the 0.70 pass mark):" in out
     assert "0.45  c001" in out  # worst cases listed
-    assert "ragmeter gate failed:" in out and "FAIL faithfulness" in out
+    assert "no-regression check against the baseline failed:" in out
+    assert "FAIL regression faithfulness vs baseline: change -0.2" in out
     assert "worst regressed cases:" in out
 
 
@@ -160,6 +161,9 @@ def test_assertions_on_one_case_fail_as_the_gate_does():
     with pytest.raises(pytest.fail.Exception, match="a paired test needs at least 2"):
         checked.assert_no_regression(one)
     checked.assert_no_regression(one, GateSettings(allow_unchecked=True))
+    with pytest.raises(pytest.fail.Exception, match="a floor needs at least 2"):
+        checked.assert_gate()
+    checked.assert_gate(one, GateSettings(allow_unchecked=True))
     two = uniform_run(2, {"faithfulness": 0.9, "answer_relevancy": 0.9})
     RagmeterRun(two).assert_mean("faithfulness", ">=", 0.85)
 
@@ -190,7 +194,7 @@ def test_an_indicative_metric_under_its_bar_warns_unless_enforced(pytester, tmp_
             ragmeter_run.assert_mean("answer_relevancy", ">=", 0.8)
 
         def test_gate(ragmeter_run):
-            ragmeter_run.assert_no_regression(ragmeter_run.result)
+            ragmeter_run.assert_gate(ragmeter_run.result)
         """
     )
     results = f"--ragmeter-results={tmp_path / 'run'}"
@@ -199,9 +203,85 @@ def test_an_indicative_metric_under_its_bar_warns_unless_enforced(pytester, tmp_
     out = warned.stdout.str()
     assert "RagmeterIndicativeWarning: answer_relevancy mean 0.300 (95% CI" in out
     assert "is not >= 0.8, but answer_relevancy is indicative only" in out
-    assert "WARN answer_relevancy:" in out
+    assert "RagmeterIndicativeWarning: WARN floor answer_relevancy: mean 0.300" in out
     enforced = pytester.runpytest_subprocess(*PLUGIN, results, "--ragmeter-enforce-indicative")
     enforced.assert_outcomes(failed=2)
-    assert "FAIL answer_relevancy:" in enforced.stdout.str()
+    assert "FAIL floor answer_relevancy:" in enforced.stdout.str()
     pytester.makeini("[pytest]\nragmeter_enforce_indicative = true\n")
     pytester.runpytest_subprocess(*PLUGIN, results).assert_outcomes(failed=2)
+
+
+# Assertions named for what they check (issue 34): `assert_no_regression` checks regressions
+# against the baseline only, `assert_gate` the whole gate; floors can be literal.
+
+
+def _under_the_floor_within_noise(path):
+    """Faithfulness 0.83 on 40 cases (0.70 and 0.96 by turns): under the 0.85 floor, within
+    noise."""
+    save_run(uniform_run(40, {"faithfulness": [0.70, 0.96] * 20}), path)
+
+
+def test_no_regression_checks_no_floor_and_assert_gate_checks_both(pytester, tmp_path):
+    low = {"faithfulness": [0.55, 0.65] * 20}  # mean 0.60: significantly under its floor
+    save_run(uniform_run(40, low), tmp_path / "low")
+    pytester.makepyfile(
+        """
+        def test_no_regression(ragmeter_run, ragmeter_baseline):
+            ragmeter_run.assert_no_regression(ragmeter_baseline)
+
+        def test_gate(ragmeter_run, ragmeter_baseline):
+            ragmeter_run.assert_gate(ragmeter_baseline)
+
+        def test_floors(ragmeter_run):
+            ragmeter_run.assert_gate()
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        *PLUGIN, f"--ragmeter-results={tmp_path / 'low'}", f"--ragmeter-baseline={tmp_path / 'low'}"
+    )
+    result.assert_outcomes(passed=1, failed=2)  # the same run as its baseline: no regression
+    out = result.stdout.str()
+    assert out.count("ragmeter gate failed (floors noise-aware):") == 2
+    assert "FAIL floor faithfulness: mean 0.600 (n=40" in out
+    assert "— significantly below the floor" in out
+    assert "worst cases of faithfulness:" in out and "0.55  c000" in out
+    assert "no-regression check against the baseline failed:" not in out
+
+
+def test_assert_gate_literal_by_option_ini_or_config(pytester, tmp_path):
+    _under_the_floor_within_noise(tmp_path / "run")
+    pytester.makepyfile(
+        """
+        def test_gate(ragmeter_run):
+            ragmeter_run.assert_gate()
+        """
+    )
+    results = f"--ragmeter-results={tmp_path / 'run'}"
+    pytester.runpytest_subprocess(*PLUGIN, results).assert_outcomes(passed=1)
+    literal = pytester.runpytest_subprocess(*PLUGIN, results, "--ragmeter-literal")
+    literal.assert_outcomes(failed=1)
+    out = literal.stdout.str()
+    assert "ragmeter gate failed (floors literal):" in out
+    assert "vs floor 0.85 (literal) — below the floor (within noise" in out
+    pytester.makeini("[pytest]\nragmeter_literal = true\n")
+    pytester.runpytest_subprocess(*PLUGIN, results).assert_outcomes(failed=1)
+    pytester.makeini("[pytest]\n")
+    config = pytester.path / "ragmeter.toml"
+    config.write_text("[gate]\nliteral = true\n", encoding="utf-8")
+    via_config = pytester.runpytest_subprocess(*PLUGIN, results, f"--ragmeter-config={config}")
+    via_config.assert_outcomes(failed=1)
+
+
+def test_assert_gate_holds_the_run_to_the_config_floors(tmp_path):
+    """`assert_gate` reads the `[gate]` table `ragmeter gate` reads (the session fixture passes
+    it); settings given to the call win."""
+    from ragmeter.config import GateSettings
+    from ragmeter.pytest_plugin import RagmeterRun
+
+    run = uniform_run(40, {"faithfulness": 0.95, "context_recall": [0.5, 0.6] * 20})
+    RagmeterRun(run).assert_gate()
+    configured = RagmeterRun(run, gate=GateSettings(floors={"context_recall": 0.8}))
+    with pytest.raises(pytest.fail.Exception, match=r"FAIL floor context_recall: mean 0\.550"):
+        configured.assert_gate()
+    configured.assert_gate(settings=GateSettings())
+    configured.assert_no_regression(run)

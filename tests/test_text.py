@@ -6,15 +6,13 @@ from ragmeter.text import (
     char_ngrams,
     content_words,
     detect_lang,
-    extract_numbers,
-    find_numbers,
     has_negation,
-    parse_zh_numeral,
     sentence_spans,
     split_sentences,
     stem,
     tokenize,
 )
+from ragmeter.text_numbers import extract_numbers, find_numbers, parse_zh_numeral
 
 
 @pytest.mark.parametrize(

@@ -113,7 +113,7 @@ DEFAULT_FLOORS: dict[MetricName, float] = {"faithfulness": 0.85, "answer_relevan
 
 
 class GateSettings(BaseModel):
-    """Regression-gate thresholds."""
+    """The gate's bars: floors (noise-aware or literal) and the margin against a baseline."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -129,6 +129,10 @@ class GateSettings(BaseModel):
     allow_unchecked: bool = False
     """Let a floor or baseline check with fewer than 2 cases to test be skipped (with a
     warning) instead of failing the gate (`gate --allow-unchecked`)."""
+    literal: bool = False
+    """Literal floors: a mean under its floor fails, even when that is within noise (as
+    DeepEval's and promptfoo's thresholds do; `ragmeter gate --literal`). By default floors are
+    noise-aware: a mean fails only when it is significantly under its floor."""
     enforce_indicative: bool = False
     """Fail on the floor of a metric whose judge agrees with people near chance (indicative
     only, :mod:`ragmeter.indicative`) as on any other; by default it only warns

@@ -1,4 +1,4 @@
-"""The regression gate: fail CI on real regressions, not on judge noise.
+"""The gate: fail CI on a mean under its floor or a real regression, not on judge noise.
 
 First, every metric must have been measured: a metric scored on fewer than `min_scored_share`
 of the cases it applies to (the pipeline or the judge failed on the rest) fails the gate, as
@@ -6,9 +6,11 @@ does one scored on no case at all; a failure is never a pass. Then two kinds of 
 one-sided test whose null hypothesis is "the pipeline is fine", so noise alone fails the gate
 with probability at most `alpha` across all checks together:
 
-* **floor**: the metric's mean is not below its floor. Fails only when the upper confidence
-  bound of the mean lies below the floor; a mean under the floor but within noise passes
-  with a warning.
+* **floor**: the metric's mean is not below its floor. Noise-aware (the default): fails only
+  when the upper confidence bound of the mean lies below the floor; a mean under the floor but
+  within noise passes with a warning. Literal (`literal`): any mean under its floor fails, as
+  DeepEval's and promptfoo's thresholds do; that is no test, so noise alone can fail it (a
+  pipeline whose true mean sits at its floor fails about every other run).
 * **baseline** (regression against the baseline): fails when the drop is both *real* and
   *material*: a one-sided paired sign-flip permutation test finds the mean paired difference
   new − baseline significantly below 0 (the drop is not noise) and the estimated drop is larger
@@ -62,8 +64,11 @@ from .stats import (
 from .vocabulary import METRICS, MetricName
 
 Status = Literal["pass", "fail", "warn", "skip"]
-"""`warn`: a floor the mean is significantly under, on an indicative-only metric (its judge
+"""`warn`: a failed floor (noise-aware or literal) on an indicative-only metric (its judge
 agrees with people near chance) whose floor is not enforced: reported, not failed."""
+
+_KIND_WORDS = {"measured": "measured", "floor": "floor", "baseline": "regression"}
+"""How each kind of check is named to the user: the baseline check tests for a regression."""
 
 MIN_CHECKED = 2
 """Fewest cases a floor or a paired test is run on; with fewer the check fails (or, with
@@ -75,7 +80,8 @@ class GateCheck(BaseModel):
 
     metric: MetricName
     kind: Literal["measured", "floor", "baseline"]
-    """`measured`: enough cases were scored; `floor`; `baseline`: no regression."""
+    """`measured`: enough cases were scored; `floor`; `baseline`: no regression against the
+    baseline (printed as `regression`)."""
     status: Status = "skip"
     n: int = 0
     """Cases used (paired cases for the baseline check)."""
@@ -100,14 +106,18 @@ class GateCheck(BaseModel):
     indicative: str = ""
     """Why the metric is indicative only (its judge agrees with people near chance), if it is:
     its floor then warns instead of failing unless `enforce_indicative`."""
+    line: str = ""
+    """The check in one line: status, kind, metric, what was measured against which bar, and
+    the finding (`FAIL floor faithfulness: mean 0.600 … vs floor 0.85 (noise-aware) — …`)."""
 
 
 class MetricVerdict(BaseModel):
-    """The gate's verdict on one metric, with its one-line explanation."""
+    """The gate's verdict on one metric: the worst status of its checks, and their lines."""
 
     metric: MetricName
     status: Status
-    line: str
+    lines: list[str]
+    """One line per check (`GateCheck.line`), or one `SKIP` line when nothing was checked."""
 
 
 class GateResult(BaseModel):
@@ -119,6 +129,8 @@ class GateResult(BaseModel):
     floor or baseline check with too few cases to run), for the closing line."""
     alpha: float
     margin: float
+    literal: bool = False
+    """Whether the floors were literal (any mean under its floor fails) or noise-aware."""
     baseline: str | None = None
     """Where the baseline came from."""
     repeats: int = 1
@@ -199,8 +211,10 @@ def gate_run(
     force: bool = False,
     metrics: tuple[MetricName, ...] = METRICS,
     min_scored_share: float = DEFAULT_MIN_SCORED_SHARE,
+    with_floors: bool = True,
 ) -> GateResult:
-    """Run every check on `new` (and against `baseline` when given).
+    """Run every check on `new` (and against `baseline` when given); `with_floors=False` leaves
+    the floors out (regressions against the baseline only, after the `measured` checks).
 
     Raises ResultsError when the baseline is not comparable (different judge, eval set or
     schema) and `force` is not set.
@@ -225,7 +239,7 @@ def gate_run(
             checks.append(_measured_check(metric, health))
             samples.append([])
             continue
-        if metric in settings.floors:
+        if with_floors and metric in settings.floors:
             check, values = _floor_check(
                 new, metric, settings.floors[metric], noise_new, average, allow
             )
@@ -257,8 +271,11 @@ def gate_run(
             check.bound = bootstrap_upper(samples[i], check.level)
             check.p_value = adjusted[j]
             check.significant = rejected[j]
-            material = kind == "floor" or (check.estimate or 0.0) < (check.threshold or 0.0)
-            check.status = "fail" if rejected[j] and material else "pass"
+            if kind == "floor" and settings.literal:
+                check.status = "fail" if _under(check) else "pass"
+            else:
+                material = kind == "floor" or (check.estimate or 0.0) < (check.threshold or 0.0)
+                check.status = "fail" if rejected[j] and material else "pass"
 
     _soften_indicative_floors(checks, new, settings.enforce_indicative)
     result = GateResult(
@@ -266,6 +283,7 @@ def gate_run(
         failed_kinds=sorted({_failed_kind(c) for c in checks if c.status == "fail"}),
         alpha=settings.alpha,
         margin=settings.margin,
+        literal=settings.literal,
         baseline=baseline_source,
         repeats=repeats,
         checks=checks,
@@ -276,7 +294,7 @@ def gate_run(
     if baseline is not None and (note := digest_note(baseline, new)):
         result.warnings.append(note)
     result.warnings.extend(
-        f"{c.metric}: passed without its {c.kind} check (allow_unchecked)"
+        f"{c.metric}: passed without its {_KIND_WORDS[c.kind]} check (allow_unchecked)"
         for c in checks
         if c.status == "skip" and c.kind != "measured"
     )
@@ -288,16 +306,12 @@ def gate_run(
                 "not failed: check a few cases by hand, or enforce the floor with "
                 "--enforce-indicative ([gate] enforce_indicative = true)"
             )
-        if (
-            check.kind == "floor"
-            and check.status == "pass"
-            and check.estimate is not None
-            and check.estimate < (check.threshold or 0.0)
-        ):
+        if check.kind == "floor" and check.status == "pass" and _under(check):
             result.warnings.append(
                 f"{check.metric}: mean {check.estimate:.3f} is below the floor "
-                f"{check.threshold:.2f}, but on {check.n} cases that is within noise; add cases "
-                "to tell"
+                f"{check.threshold:.2f}, but on {check.n} cases that is within noise, so the "
+                "noise-aware floor passes it; add cases to tell, or make floors literal "
+                "(--literal, [gate] literal = true) to fail any mean under its floor"
             )
         if (
             check.estimate is not None
@@ -311,10 +325,20 @@ def gate_run(
                 f"noise band ({check.estimate:+.3f} ± {2 * check.noise_sd:.3f}); the verdict "
                 "may change on a re-run: re-judge with more --repeats or add cases"
             )
+    for check in checks:
+        check.line = _line(check, settings.literal)
     for metric in metrics:
         mine = [c for c in checks if c.metric == metric]
         result.verdicts.append(_verdict(metric, mine))
     return result
+
+
+def _under(check: GateCheck) -> bool:
+    """Whether a floor check's mean lies under its floor (a mean that equals the floor up to
+    floating-point rounding, e.g. 0.8499999999 for 0.85, is not under it)."""
+    if check.estimate is None or check.threshold is None:
+        return False
+    return check.estimate < check.threshold - 1e-9
 
 
 def _failed_kind(check: GateCheck) -> str:
@@ -348,51 +372,66 @@ def _measured_check(metric: MetricName, health: MetricHealth | None) -> GateChec
     )
 
 
-def _describe(check: GateCheck) -> str:
+def _line(check: GateCheck, literal: bool) -> str:
+    """`STATUS kind metric: measured vs bar — finding`, the kind named as the user sets it."""
+    status = check.status.upper()
     if check.kind == "measured":
-        return check.reason
-    if check.status == "skip":
-        return f"{check.kind} check skipped: {check.reason}"
-    if check.status == "fail" and check.bound is None:
-        return f"{check.kind} check failed: {check.reason}"
-    assert check.estimate is not None and check.bound is not None and check.level is not None
+        return f"{status} {check.metric}: {check.reason}"
+    what = f"{_KIND_WORDS[check.kind]} {check.metric}"
+    what += " vs baseline" if check.kind == "baseline" else ""
+    if check.bound is None:  # too few cases to run the check
+        hint = "" if check.status == "skip" else " (--allow-unchecked skips it)"
+        return f"{status} {what}: not checked — {check.reason}{hint}"
+    assert check.estimate is not None and check.level is not None
     conf = f"{100 * check.level:.1f}%"
     if check.kind == "floor":
-        head = f"mean {check.estimate:.3f} (n={check.n}), {conf} upper bound {check.bound:.3f}"
-        if check.status == "fail" and check.indicative:
-            return (
-                f"{head} < floor {check.threshold:.2f}: below the floor (enforced, though the "
-                "metric is indicative only)"
-            )
-        if check.status == "fail":
-            return f"{head} < floor {check.threshold:.2f}: below the floor"
-        if check.status == "warn":
-            return (
-                f"{head} < floor {check.threshold:.2f}: below the floor, but indicative only "
-                "(its judge agrees with people near chance), so it warns"
-            )
-        if check.estimate < (check.threshold or 0.0):
-            return f"{head} ≥ floor {check.threshold:.2f} (below the floor but within noise)"
-        return f"{head} ≥ floor {check.threshold:.2f}"
-    head = (
-        f"vs baseline {check.estimate:+.3f} (n={check.n} paired), {conf} upper bound "
-        f"{check.bound:+.3f}, p={check.p_value:.3f}"
-    )
+        mode = "literal" if literal else "noise-aware"
+        measured = (
+            f"mean {check.estimate:.3f} (n={check.n}, {conf} upper bound {check.bound:.3f}) "
+            f"vs floor {check.threshold:.2f} ({mode})"
+        )
+        return f"{status} {what}: {measured} — {_floor_finding(check, literal)}"
     margin = -(check.threshold or 0.0)
-    if check.status == "fail":
-        return f"{head}: a significant drop beyond the margin {margin:.2f}: a real regression"
+    measured = (
+        f"change {check.estimate:+.3f} (n={check.n} paired, {conf} upper bound "
+        f"{check.bound:+.3f}, p={check.p_value:.3f}), margin {margin:.2f}"
+    )
+    return f"{status} {what}: {measured} — {_regression_finding(check, margin)}"
+
+
+def _floor_finding(check: GateCheck, literal: bool) -> str:
+    if not _under(check):
+        return "not below the floor"
     if check.significant:
-        return f"{head}: a real drop, but within the margin {margin:.2f}"
-    if check.estimate < -margin:
-        return f"{head}: a drop larger than the margin {margin:.2f}, but within noise"
-    return f"{head}: no significant drop"
+        finding = "significantly below the floor"
+    elif literal:
+        finding = "below the floor (within noise, but literal floors fail any mean under them)"
+    else:
+        return "below the floor, but not significantly (within noise); --literal fails it"
+    if check.status == "warn":
+        return (
+            f"{finding}, but the metric is indicative only (its judge agrees with people near "
+            "chance), so it warns; --enforce-indicative fails it"
+        )
+    if check.indicative:
+        return f"{finding} (enforced, though the metric is indicative only)"
+    return finding
+
+
+def _regression_finding(check: GateCheck, margin: float) -> str:
+    if check.status == "fail":
+        return "a significant drop beyond the margin: a real regression"
+    if check.significant:
+        return "a real drop, but within the margin"
+    if (check.estimate or 0.0) < -margin:
+        return "a drop larger than the margin, but within noise"
+    return "no significant drop"
 
 
 def _verdict(metric: MetricName, checks: list[GateCheck]) -> MetricVerdict:
     if not checks:
-        return MetricVerdict(
-            metric=metric, status="skip", line=f"SKIP {metric}: no floor set and no baseline given"
-        )
+        line = f"SKIP {metric}: no floor set and no baseline given"
+        return MetricVerdict(metric=metric, status="skip", lines=[line])
     if any(c.status == "fail" for c in checks):
         status: Status = "fail"
     elif any(c.status == "warn" for c in checks):
@@ -401,8 +440,7 @@ def _verdict(metric: MetricName, checks: list[GateCheck]) -> MetricVerdict:
         status = "pass"
     else:
         status = "skip"
-    parts = "; ".join(_describe(c) for c in checks)
-    return MetricVerdict(metric=metric, status=status, line=f"{status.upper()} {metric}: {parts}")
+    return MetricVerdict(metric=metric, status=status, lines=[c.line for c in checks])
 
 
 __all__ = ["GateCheck", "GateResult", "MetricVerdict", "gate_run"]

@@ -11,7 +11,12 @@ option                ini key                 meaning
 --ragmeter-results    ragmeter_results        results directory: written by the session run,
                                               or loaded when no eval set is given
 --ragmeter-baseline   ragmeter_baseline       baseline results for ``ragmeter_baseline``
---ragmeter-config     ragmeter_config         ragmeter.toml (default: found upwards)
+--ragmeter-config     ragmeter_config         ragmeter.toml (default: found upwards); its
+                                              ``[gate]`` table sets ``assert_gate``'s floors,
+                                              margin and alpha, as for ``ragmeter gate``
+--ragmeter-literal    ragmeter_literal        literal floors in ``assert_gate``: any mean
+                                              under its floor fails, even within noise
+                                              (default: `[gate] literal`, off: noise-aware)
 --ragmeter-enforce-   ragmeter_enforce_       fail, not warn, when a metric whose judge agrees
 indicative            indicative              with people near chance misses an absolute bar
                                               (default: `[gate] enforce_indicative`, off)
@@ -22,11 +27,16 @@ A metric is *indicative only* when the run's judge agrees with people near chanc
 (``RagmeterIndicativeWarning``) instead of failing, unless enforced; regressions against the
 baseline fail as usual.
 
-Then::
+The assertions, each named for what it checks::
 
-    def test_rag_quality(ragmeter_run, ragmeter_baseline):
-        ragmeter_run.assert_mean("faithfulness", ">=", 0.85)
-        ragmeter_run.assert_no_regression(ragmeter_baseline)
+    def test_rag_quality(ragmeter_run):
+        ragmeter_run.assert_mean("faithfulness", ">=", 0.85)  # the mean, read literally
+        ragmeter_run.assert_gate()  # `ragmeter gate`: every metric measured, the floors
+
+    def test_no_regression(ragmeter_run, ragmeter_baseline):
+        ragmeter_run.assert_no_regression(ragmeter_baseline)  # regressions vs the baseline only
+
+``assert_gate(ragmeter_baseline)`` runs the whole gate, floors and regressions.
 """
 
 from __future__ import annotations
@@ -68,6 +78,12 @@ _ENFORCE_HELP = (
 )
 
 
+_LITERAL_HELP = (
+    "literal floors in assert_gate: any mean under its floor fails, even within noise "
+    "(default: noise-aware, failing only a mean significantly under its floor)"
+)
+
+
 class RagmeterIndicativeWarning(UserWarning):
     """An absolute bar missed on an indicative-only metric: reported, not failed."""
 
@@ -85,6 +101,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=_ENFORCE_HELP,
     )
     parser.addini("ragmeter_enforce_indicative", _ENFORCE_HELP, type="bool", default=False)
+    group.addoption(
+        "--ragmeter-literal",
+        dest="ragmeter_literal",
+        action="store_true",
+        default=False,
+        help=_LITERAL_HELP,
+    )
+    parser.addini("ragmeter_literal", _LITERAL_HELP, type="bool", default=False)
 
 
 @dataclass
@@ -99,6 +123,8 @@ class RagmeterOptions:
     config: str | None = None
     enforce_indicative: bool = False
     """Fail, not warn, on absolute bars of indicative-only metrics."""
+    literal: bool = False
+    """Literal floors in `assert_gate` (any mean under its floor fails)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Other keyword arguments for `evaluation.run_and_save` (e.g. `pipeline_name`)."""
 
@@ -130,12 +156,22 @@ class RagmeterRun:
     """A finished run with assertions whose failure messages list the worst cases."""
 
     def __init__(
-        self, result: RunResult, path: Path | None = None, *, enforce_indicative: bool = False
+        self,
+        result: RunResult,
+        path: Path | None = None,
+        *,
+        enforce_indicative: bool = False,
+        literal: bool = False,
+        gate: GateSettings | None = None,
     ) -> None:
         self.result = result
         self.path = path
         self.enforce_indicative = enforce_indicative
         """Fail, not warn, when an indicative-only metric misses an absolute bar."""
+        self.literal = literal
+        """Literal floors in `assert_gate`: any mean under its floor fails."""
+        self.gate = gate
+        """The config's `[gate]` settings, used when an assertion is given none."""
 
     def _indicative(self, metric: str) -> str | None:
         """Why `metric` is indicative only in this run, None when it is not (or enforced)."""
@@ -216,6 +252,19 @@ class RagmeterRun:
             ]
         pytest.fail("\n".join(message), pytrace=False)
 
+    def assert_gate(
+        self,
+        baseline: RunResult | str | Path | None = None,
+        settings: GateSettings | None = None,
+        *,
+        force: bool = False,
+    ) -> None:
+        """Run the whole gate, as `ragmeter gate` does: every metric measured, each floor
+        (noise-aware, or literal with `settings.literal` / `--ragmeter-literal`), and, with
+        a `baseline`, no regression against it. Fails listing the failed checks and the
+        worst cases; `settings` defaults to the config's `[gate]` table."""
+        self._gate(baseline, settings, force=force, with_floors=True)
+
     def assert_no_regression(
         self,
         baseline: RunResult | str | Path,
@@ -223,33 +272,66 @@ class RagmeterRun:
         *,
         force: bool = False,
     ) -> None:
-        """Run the regression gate against `baseline`; fail listing the regressed cases.
+        """Assert no regression against `baseline` (a significant paired drop beyond the
+        margin, as `ragmeter gate` tests it); fail listing the regressed cases. Checks no
+        floor: `assert_gate(baseline)` checks both.
 
-        Fails as `ragmeter gate` does: on a check with too few cases to run too (unless
-        `settings.allow_unchecked`), and refuses a baseline of another eval set (its contents'
-        digest differs) unless `force`."""
-        from .compare import compare_runs
+        A metric not measured in this run fails (its regression cannot be checked), as does
+        a paired test with too few cases (unless `settings.allow_unchecked`); a baseline of
+        another eval set (its contents' digest differs) is refused unless `force`."""
+        self._gate(baseline, settings, force=force, with_floors=False)
+
+    def _settings(self, settings: GateSettings | None) -> GateSettings:
+        """`settings`, else the config's `[gate]`, with the session's enforce/literal flags."""
         from .config import GateSettings
+
+        settings = settings or self.gate or GateSettings()
+        flags = {"enforce_indicative": self.enforce_indicative, "literal": self.literal}
+        return settings.model_copy(update={k: True for k, on in flags.items() if on})
+
+    def _gate(
+        self,
+        baseline: RunResult | str | Path | None,
+        settings: GateSettings | None,
+        *,
+        force: bool,
+        with_floors: bool,
+    ) -> None:
+        from .compare import compare_runs
         from .gate import gate_run
         from .results import load_run
 
         base = load_run(baseline) if isinstance(baseline, str | Path) else baseline
-        settings = settings or GateSettings()
-        if self.enforce_indicative and not settings.enforce_indicative:
-            settings = settings.model_copy(update={"enforce_indicative": True})
-        result = gate_run(self.result, settings, baseline=base, force=force)
-        for verdict in result.verdicts:
-            if verdict.status == "warn":
-                warnings.warn(RagmeterIndicativeWarning(verdict.line), stacklevel=2)
+        result = gate_run(
+            self.result,
+            self._settings(settings),
+            baseline=base,
+            force=force,
+            with_floors=with_floors,
+        )
+        for check in result.checks:
+            if check.status == "warn":
+                warnings.warn(RagmeterIndicativeWarning(check.line), stacklevel=3)
         if result.passed:
             return
-        lines = ["ragmeter gate failed:"]
-        lines += [f"  {v.line}" for v in result.verdicts if v.status == "fail"]
+        floors = "literal" if result.literal else "noise-aware"
+        title = (
+            f"ragmeter gate failed (floors {floors}):"
+            if with_floors
+            else "no-regression check against the baseline failed:"
+        )
+        lines = [title]
+        lines += [f"  {c.line}" for c in result.checks if c.status == "fail"]
         lines += [f"  warning: {w}" for w in result.warnings]
-        failing = {v.metric for v in result.verdicts if v.status == "fail"}
-        regressed = [
-            c for c in compare_runs(base, self.result, force=force).regressed if c.metric in failing
-        ]
+        below = [c.metric for c in result.checks if c.kind == "floor" and c.status == "fail"]
+        for metric in dict.fromkeys(below):
+            lines.append(f"worst cases of {metric}:")
+            lines += _worst_lines(self.result, metric)
+        failing = {c.metric for c in result.checks if c.kind == "baseline" and c.status == "fail"}
+        regressed = []
+        if base is not None and failing:
+            changes = compare_runs(base, self.result, force=force).regressed
+            regressed = [c for c in changes if c.metric in failing]
         if regressed:
             lines.append("worst regressed cases:")
             for change in regressed[:8]:
@@ -280,6 +362,9 @@ def ragmeter_options(pytestconfig: pytest.Config) -> RagmeterOptions:
             pytestconfig.getoption("ragmeter_enforce_indicative")
             or pytestconfig.getini("ragmeter_enforce_indicative")
         ),
+        literal=bool(
+            pytestconfig.getoption("ragmeter_literal") or pytestconfig.getini("ragmeter_literal")
+        ),
     )
 
 
@@ -292,12 +377,15 @@ def ragmeter_run(
     from .results import load_run
 
     opts = ragmeter_options
-    enforce = opts.enforce_indicative or load_settings(opts.config).gate.enforce_indicative
+    gate = load_settings(opts.config).gate
+    flags: dict[str, Any] = {
+        "enforce_indicative": opts.enforce_indicative or gate.enforce_indicative,
+        "literal": opts.literal or gate.literal,
+        "gate": gate,
+    }
     if not opts.cases:
         if opts.results and Path(opts.results).exists():
-            return RagmeterRun(
-                load_run(opts.results), Path(opts.results), enforce_indicative=enforce
-            )
+            return RagmeterRun(load_run(opts.results), Path(opts.results), **flags)
         pytest.skip(
             "ragmeter: set --ragmeter-cases (and --ragmeter-pipeline) or "
             "--ragmeter-results DIR with an existing run"
@@ -320,7 +408,7 @@ def ragmeter_run(
         cases_file=str(opts.cases),
         **{"overwrite": True, **opts.extra},
     )
-    return RagmeterRun(result, out, enforce_indicative=enforce)
+    return RagmeterRun(result, out, **flags)
 
 
 @pytest.fixture(scope="session")

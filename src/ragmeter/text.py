@@ -1,6 +1,7 @@
-"""Language-aware text utilities for English and Chinese: tokens, sentences, numbers.
+"""Language-aware text utilities for English and Chinese: tokens, sentences, negation.
 
-Everything here is pure and cheap; jieba is imported on first Chinese use.
+Everything here is pure and cheap; jieba is imported on first Chinese use. Numbers and dates
+are read in `text_numbers`.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -347,161 +347,3 @@ def has_negation(text: str, lang: Lang | None = None) -> bool:
             cleaned = cleaned.replace(word, "")
         return any(neg in cleaned for neg in NEGATIONS_ZH)
     return False
-
-
-# --- numbers -----------------------------------------------------------------------------
-
-_NUMBER_WORDS = _split(
-    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
-    fifteen sixteen seventeen eighteen nineteen twenty"""
-)
-_MONTH_NAMES = _split(
-    """january february march april may june july august september october november
-    december"""
-)
-_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
-              "七": 7, "八": 8, "九": 9}  # fmt: skip
-_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
-_EN_WORDS = {w: i for i, w in enumerate(_NUMBER_WORDS)}
-_EN_WORDS.update(thirty=30, forty=40, fifty=50, sixty=60, ninety=90, hundred=100)
-_MONTHS = {m: i + 1 for i, m in enumerate(_MONTH_NAMES)}
-_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
-_MONTHS["sept"] = 9
-
-_UNIT_KINDS = {
-    "day": "day", "天": "day", "日": "day", "business": "day", "working": "day",
-    "工作日": "day", "week": "week", "周": "week", "星期": "week", "个星期": "week",
-    "month": "month", "个月": "month", "year": "year", "年": "year", "hour": "hour",
-    "hr": "hour", "小时": "hour", "个小时": "hour", "minute": "minute", "min": "minute",
-    "分钟": "minute", "second": "second", "秒": "second", "percent": "percent", "%": "percent",
-    "dollar": "money", "usd": "money", "eur": "money", "euro": "money", "yuan": "money",
-    "rmb": "money", "元": "money", "块": "money", "美元": "money", "人民币": "money",
-    "time": "times", "次": "times", "gb": "size", "mb": "size", "tb": "size", "kb": "size",
-}  # fmt: skip
-_EN_UNIT_WORDS = "|".join(sorted((k for k in _UNIT_KINDS if k.isascii() and k.isalpha()),
-                                 key=len, reverse=True))  # fmt: skip
-_ZH_UNIT_WORDS = "|".join(sorted((k for k in _UNIT_KINDS if not k.isascii()), key=len,
-                                 reverse=True))  # fmt: skip
-
-_NUMBER_RE = re.compile(
-    r"(?P<iso>\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b)"
-    r"|(?P<zhdate>\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)"
-    r"|(?P<endate>\b(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?\s+"
-    r"\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?\b)"
-    r"|(?P<time>\b\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)(?![a-z])|\b\d{1,2}:\d{2}\b)"
-    r"|(?P<zhtime>(?:上午|下午|晚上|早上)?\d{1,2}\s*点(?:\s*\d{1,2}\s*分|半)?)"
-    r"|(?P<slash>\b\d+/\d+(?:/\d+)?\b)"
-    r"|(?P<num>(?:[$€£¥]\s?)?(?<![A-Za-z\d.,])\d+(?:,\d{3})*(?:\.\d+)?(?:\s?%)?(?![A-Za-z]{1,2}\b))"
-    r"|(?P<enword>\b(?:" + "|".join(sorted(_EN_WORDS, key=len, reverse=True)) + r")\b"
-    r"(?=[\s-]+(?:" + _EN_UNIT_WORDS + r")))"
-    r"|(?P<zhnum>百分之[零〇一二两三四五六七八九十百千万]+|[零〇一二两三四五六七八九十百千万]+(?=\s*(?:"
-    + _ZH_UNIT_WORDS
-    + r"|%|倍|个|人|岁|页|条|项|名)))",
-    re.IGNORECASE,
-)
-
-
-@dataclass(frozen=True)
-class NumberMention:
-    """A number found in text: its normalised value, its kind (unit) and where it is."""
-
-    value: str
-    kind: str
-    start: int
-    end: int
-
-
-def parse_zh_numeral(text: str) -> int | None:
-    """`三十` -> 30, `一百二十` -> 120, `两万` -> 20000; None when not a numeral."""
-    total, section, digit = 0, 0, None
-    for ch in text:
-        if ch in _ZH_DIGITS:
-            digit = _ZH_DIGITS[ch]
-        elif ch in _ZH_UNITS:
-            unit = _ZH_UNITS[ch]
-            if unit == 10000:
-                total += (section + (digit or 0)) * unit
-                section = 0
-            else:
-                section += (1 if digit is None else digit) * unit
-            digit = None
-        else:
-            return None
-    return total + section + (digit or 0)
-
-
-def _clean_number(raw: str) -> str:
-    value = raw.replace(",", "").replace(" ", "").lstrip("$€£¥")
-    if "." in value and not value.endswith("%"):
-        value = value.rstrip("0").rstrip(".") if re.fullmatch(r"\d+\.\d+", value) else value
-    return value
-
-
-def _kind_after(text: str, end: int) -> str:
-    rest = text[end : end + 12]
-    zh = re.match(r"\s*(" + _ZH_UNIT_WORDS + ")", rest)
-    if zh:
-        return _UNIT_KINDS[zh.group(1)]
-    en = re.match(r"[\s-]*([A-Za-z]+)", rest)
-    if en:
-        word = stem(en.group(1).lower())
-        return _UNIT_KINDS.get(word, _UNIT_KINDS.get(en.group(1).lower(), ""))
-    return ""
-
-
-def find_numbers(text: str) -> list[NumberMention]:
-    """Numbers, dates and times in `text`, normalised, with their unit kind and offsets."""
-    mentions = []
-    for m in _NUMBER_RE.finditer(text):
-        group, raw = m.lastgroup, m.group()
-        kind = ""
-        if group == "iso":
-            y, mo, d = re.split(r"[-/.]", raw)
-            value, kind = f"{y}-{int(mo):02d}-{int(d):02d}", "date"
-        elif group == "zhdate":
-            parts = re.findall(r"\d+", raw)
-            value, kind = "-".join([parts[0], *(f"{int(p):02d}" for p in parts[1:])]), "date"
-        elif group == "endate":
-            parts = re.findall(r"[A-Za-z]+|\d+", raw)
-            month = _MONTHS[parts[0].lower()]
-            day = int(parts[1])
-            value = f"{month:02d}-{day:02d}"
-            if len(parts) > 2 and parts[-1].isdigit() and len(parts[-1]) == 4:
-                value = f"{parts[-1]}-{value}"
-            kind = "date"
-        elif group in ("time", "zhtime"):
-            digits = [int(x) for x in re.findall(r"\d+", raw)]
-            hour, minute = digits[0], digits[1] if len(digits) > 1 else 0
-            lowered = raw.lower()
-            if ("p" in lowered and hour < 12) or (("下午" in raw or "晚上" in raw) and hour < 12):
-                hour += 12
-            if "半" in raw:
-                minute = 30
-            value, kind = f"{hour}:{minute:02d}", "time"
-        elif group == "slash":
-            value = raw
-        elif group == "num":
-            value = _clean_number(raw)
-            kind = "money" if raw.lstrip()[0] in "$€£¥" else ""
-            if value.endswith("%"):
-                kind = "percent"
-        elif group == "enword":
-            value = str(_EN_WORDS[raw.lower()])
-        else:  # zhnum
-            percent = raw.startswith("百分之")
-            parsed = parse_zh_numeral(raw[3:] if percent else raw)
-            if parsed is None or (raw == "一" and _kind_after(text, m.end()) == ""):
-                continue
-            value = f"{parsed}%" if percent else str(parsed)
-            kind = "percent" if percent else ""
-        if not kind:
-            kind = _kind_after(text, m.end())
-            if kind == "percent" and not value.endswith("%"):
-                value += "%"
-        mentions.append(NumberMention(value=value, kind=kind, start=m.start(), end=m.end()))
-    return mentions
-
-
-def extract_numbers(text: str) -> list[str]:
-    """Normalised numbers in order: `1,000`->`1000`, `$8`->`8`, `50%`, `三十`->`30`, dates."""
-    return [m.value for m in find_numbers(text)]

@@ -104,8 +104,8 @@ def test_all_empty_answers_score_zero_and_fail_the_gate(tmp_path, files):
     assert result.exit_code == 0, result.output  # measured: the pipeline is just bad
     gate = invoke("gate", out)
     assert gate.exit_code == 1
-    assert "FAIL faithfulness" in gate.output and "below the floor" in gate.output
-    assert "FAILED: below a floor" in gate.output
+    assert "FAIL floor faithfulness" in gate.output and "below the floor" in gate.output
+    assert "FAILED: a mean significantly below its floor" in gate.output
 
 
 def test_rejected_key_stops_at_once_exit_5_nothing_written(tmp_path, files):

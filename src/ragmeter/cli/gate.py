@@ -1,4 +1,5 @@
-"""`ragmeter gate` (fail CI on real regressions) and `ragmeter baseline` (promote a run)."""
+"""`ragmeter gate` (fail CI on a mean under its floor or a real regression) and `ragmeter
+baseline` (promote a run)."""
 
 from __future__ import annotations
 
@@ -35,30 +36,40 @@ def gate(
         False,
         "--allow-unchecked",
         help="Skip (with a warning), not fail, a floor or baseline check with fewer than 2 "
-        "cases to test (`allow_unchecked` in the [gate] table).",
+        "cases to test (`allow_unchecked` in the \\[gate] table).",
+    ),
+    literal: bool | None = typer.Option(
+        None,
+        "--literal/--noise-aware",
+        help="Literal floors: fail any mean under its floor, even within noise (as DeepEval "
+        "and promptfoo read thresholds). Noise-aware floors (the default; `literal` in \\[gate]) "
+        "fail only a mean significantly under its floor.",
+        show_default=False,
     ),
     enforce_indicative: bool | None = typer.Option(
         None,
         "--enforce-indicative/--no-enforce-indicative",
         help="Fail on the floor of a metric whose judge agrees with people near chance "
-        "(indicative only) instead of warning (default: `enforce_indicative` in [gate], off).",
+        "(indicative only) instead of warning (default: `enforce_indicative` in \\[gate], off).",
         show_default=False,
     ),
     output_format: FormatOpt = OutputFormat.text,
     legacy_json: LegacyJsonOpt = False,
 ) -> None:
-    """Fail (exit 1) on a real regression, pass (exit 0) on judge noise; one line per metric.
+    """Fail (exit 1) on a mean under its floor or a real regression; one line per check.
 
     First checks every metric was measured (scored on at least `min_scored_share` of the
     cases it applies to: a metric nothing could score FAILS, never skips); then each metric's
-    floor (`floors` in the \\[gate] table) and, with a baseline, the paired drop against it
-    (`margin`), all at a family-wise error rate `alpha` (Holm). A floor or paired test with
+    floor (`floors` in the \\[gate] table: noise-aware, failing only a mean significantly
+    under it, or with --literal any mean under it) and, with a baseline, the regression
+    against it (a paired drop beyond `margin`), at a family-wise error rate `alpha` (Holm).
+    Each line names its check: `floor`, `regression ... vs baseline`. A floor or paired test with
     fewer than 2 cases to test FAILS too, unless --allow-unchecked. A baseline of an eval
     set whose contents differ (another digest) is refused unless --force. The floor of a
     metric whose judge agrees with people near chance (indicative only) warns instead, unless
     --enforce-indicative.
 
-    Exit codes: 0 passed; 1 failed (a metric not measured, below its floor, a real
+    Exit codes: 0 passed; 1 failed (a metric not measured, a mean below its floor, a real
     regression, or a check with too few cases); 2 a run cannot be loaded or the baseline is
     not comparable (another judge or eval set).
     """
@@ -75,6 +86,8 @@ def gate(
             settings.margin = margin
         if enforce_indicative is not None:
             settings.enforce_indicative = enforce_indicative
+        if literal is not None:
+            settings.literal = literal
         if alpha is not None:
             if not 0 < alpha < 1:
                 fail(f"--alpha {alpha:g}: must be between 0 and 1 (a rate, e.g. 0.05)")

@@ -1,4 +1,5 @@
-"""`ragmeter gate`'s verdict as text: the header, one line per check, warnings, the outcome."""
+"""`ragmeter gate`'s verdict as text: the header (with the floors' mode), one line per check
+naming its kind, the warnings, the outcome."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from .safe import printable
 
 _FAILURE_WORDS = {
     "measured": "a metric was not measured",
-    "floor": "below a floor",
+    "floor": "a mean significantly below its floor",
+    "literal floor": "a mean below its floor (literal floors)",
     "baseline": "a real regression against the baseline",
     "unchecked": "a check had too few cases to run",
 }
@@ -17,11 +19,13 @@ def render_gate(result: GateResult, run: str) -> str:
     """The gate's verdict on `run` (as the user named it), one line each, ending in PASSED or
     FAILED and why."""
     against = f" against {result.baseline}" if result.baseline else " (no baseline)"
+    floors = "literal" if result.literal else "noise-aware"
     lines = [
-        f"ragmeter gate: {run}{against} · alpha {result.alpha} (Holm) · margin {result.margin}"
+        f"ragmeter gate: {run}{against} · floors {floors} · alpha {result.alpha} (Holm) · "
+        f"margin {result.margin}"
         + (f" · mean of {result.repeats} judgements" if result.repeats > 1 else "")
     ]
-    lines += [printable(verdict.line) for verdict in result.verdicts]
+    lines += [printable(line) for verdict in result.verdicts for line in verdict.lines]
     lines += [f"warning: {printable(warning)}" for warning in result.warnings]
     lines.append(_closing_line(result))
     return "\n".join(lines) + "\n"
@@ -30,4 +34,5 @@ def render_gate(result: GateResult, run: str) -> str:
 def _closing_line(result: GateResult) -> str:
     if result.passed:
         return "PASSED with warnings (see above)" if result.warnings else "PASSED"
-    return "FAILED: " + "; ".join(_FAILURE_WORDS[k] for k in result.failed_kinds) + " (see above)"
+    kinds = ["literal floor" if k == "floor" and result.literal else k for k in result.failed_kinds]
+    return "FAILED: " + "; ".join(_FAILURE_WORDS[k] for k in kinds) + " (see above)"

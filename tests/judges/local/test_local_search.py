@@ -38,7 +38,10 @@ def scan(statement: str, index: ContextIndex, chunk: int | None) -> tuple | None
     for i, w in enumerate(index.windows):
         if chunk is not None and w.chunk != chunk:
             continue
-        found = sum(1 for n in nums if any(m.value == n.value for m in w.numbers))
+        # a window holds a number by its value or by what its dates imply (2021-03-14 holds
+        # "2021"); a span of years (the 1910s) by any year in it
+        held = {v for m in w.numbers for v in (m.value, *m.implied)}
+        found = sum(1 for n in nums if held & set(n.lookups))
         lexical = (len(keys & w.keys) + found) / total
         sim = index.vectors.cosine(vector, index.vectors.mean(w.parts))
         if sim is not None:

@@ -23,6 +23,18 @@ _HEDGE_ZH = re.compile(
     r"|有多种(?:因素|方式|情况)|一般来说|联系客服|咨询客服"
     r"|建议(?:您|你)?(?:直接)?(?:咨询|联系|询问|向)|(?:直接|可以)(?:咨询|联系|询问)(?:厂商|官方|客服|销售|管理员)"
 )
+# Hedges that qualify a statement rather than replace it: what remains may still state a fact
+# ("In general, exports keep comments"; 一般来说，专业版支持导出), where a deflection ("please
+# contact support") says nothing about the question.
+_QUALIFIER_EN = re.compile(
+    r"\bit\s+(?:really\s+)?depends\b|\bmay\s+vary\b|\bvaries\b|\bcase[-\s]by[-\s]case\b"
+    r"|\bgenerally\s+speaking\b|\bin\s+general\b|\bthere\s+are\s+many\s+(?:ways|options|factors)\b"
+    r"|\b(?:various|several)\s+factors\b",
+    re.IGNORECASE,
+)
+_QUALIFIER_ZH = re.compile(
+    r"视情况而定|因情况而异|因人而异|可能会有所不同|一般来说|有多种(?:因素|方式|情况)"
+)
 _FILLER_EN = re.compile(
     r"^(?:i\s+hope\s+(?:this|that)\s+helps|hope\s+(?:this|that)\s+helps|let\s+me\s+know\b|"
     r"feel\s+free\b|thanks?\b|thank\s+you\b|great\s+question|good\s+question|sure\b|certainly\b|"
@@ -61,6 +73,18 @@ def is_abstention(sentence: str) -> bool:
 def is_hedge(sentence: str) -> bool:
     """Whether one sentence deflects (it depends, please contact support, 请参考 ...)."""
     return bool(_HEDGE_EN.search(sentence) or _HEDGE_ZH.search(sentence))
+
+
+def without_qualifiers(sentence: str, *, leading_only: bool = False) -> str:
+    """`sentence` without the hedges that only qualify it (in general, it depends, 一般来说),
+    or only without the one it opens with."""
+    if leading_only:
+        for pattern in (_QUALIFIER_EN, _QUALIFIER_ZH):
+            match = pattern.match(sentence.lstrip())
+            if match:
+                return sentence.lstrip()[match.end() :].lstrip(" ,，;；")
+        return sentence
+    return _QUALIFIER_ZH.sub("", _QUALIFIER_EN.sub(" ", sentence)).strip(" ,，;；")
 
 
 def is_filler(sentence: str) -> bool:

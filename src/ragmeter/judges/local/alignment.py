@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ...text import Lang, NumberMention
+from ...text import Lang
+from ...text_numbers import NumberMention, relation
 from ..base import ClaimLabel, Span
 from .antonyms import antonym_swap
 from .features import (
@@ -101,6 +102,9 @@ class ContextIndex:
     vectors: Vectors = field(default_factory=lambda: Vectors({}))
     windows: list[Window] = field(default_factory=list)
     all_numbers: set[str] = field(default_factory=set)
+    """Every value the contexts state, with what their dates imply (a date's year ...)."""
+    dated: list[NumberMention] = field(default_factory=list)
+    """Their dates, years and spans of years, which agree with more than their own value."""
     lowered: str = ""
 
     def __post_init__(self) -> None:
@@ -110,7 +114,10 @@ class ContextIndex:
                 self._add(index, chunk, spans[i : i + 1], start, end)
                 if i + 1 < len(spans):
                     self._add(index, chunk, spans[i : i + 2], start, spans[i + 1][1])
-            self.all_numbers.update(m.value for m in numbers(chunk))
+            for mention in numbers(chunk):
+                self.all_numbers.update((mention.value, *mention.implied))
+                if mention.years is not None or mention.date is not None:
+                    self.dated.append(mention)
         self.lowered = "\n".join(self.contexts).lower()
         self.table = WindowTable(self.windows, self.lang)
         self._mentioned: dict[str, bool] = {}
@@ -140,6 +147,14 @@ class ContextIndex:
     def candidates(self, statement: str, k: int) -> list[str]:
         """The `k` single sentences that lexically support `statement` best."""
         return [self.windows[i].text for i in self.table.candidates(statement, k)]
+
+    def states(self, number: NumberMention) -> bool:
+        """Whether the contexts state `number` or agree with it (the 1910s agree with 1914)."""
+        if number.value in self.all_numbers:
+            return True
+        if number.years is None and number.date is None:
+            return False
+        return any(_agrees(number, m) for m in self.dated)
 
     def mentions(self, word: str) -> bool:
         """Whether the lowercased contexts contain `word` (lowercase), remembered per word."""
@@ -181,14 +196,17 @@ def align(
         found.hard = True
         found.part = conflict[1] if len(window.parts) > 1 else None
         return found
-    unknown = [n.value for n in nums if n.value not in index.all_numbers and not _implicit(n)]
+    unknown = [n.value for n in nums if not index.states(n) and not _implicit(n)]
     if unknown:
         found.label = "not_verifiable"
         found.reason = f"the number {unknown[0]} appears nowhere in the contexts"
         found.hard = True
         return found
-    window_values = {m.value for m in window.numbers}
-    elsewhere = [n.value for n in nums if n.value not in window_values and not _implicit(n)]
+    elsewhere = [
+        n.value
+        for n in nums
+        if not any(_supports(m, n) for m in window.numbers) and not _implicit(n)
+    ]
     if elsewhere:
         found.label = "not_verifiable"
         found.reason = f"the number {elsewhere[0]} is not in the passage that matches it"
@@ -249,17 +267,16 @@ def _number_conflict(
         part_index = _number_part(statement, n, window, index.lang)
         part = window.parts[part_index]
         part_numbers = numbers(part)
-        if any(m.value == n.value for m in part_numbers):
+        if any(_agrees(n, m) for m in part_numbers):
             swapped = _clause_swap(_clause_of(statement, n), n, part, index.lang)
             if swapped is not None:
                 return swapped, part_index
             continue
-        kind = _family(n.kind)
-        rivals = [m.value for m in part_numbers if _family(m.kind) == kind and m.value != n.value]
+        rivals = [m.value for m in part_numbers if relation(n, m) == "conflict"]
         if not rivals:
             continue
         overlap = coverage(keys, passage_keys(part, index.lang))  # keys hold no numbers
-        needed = settings.conflict_overlap if n.value not in index.all_numbers else 0.75
+        needed = settings.conflict_overlap if not index.states(n) else 0.75
         if overlap >= needed:
             return f"it says {n.value} where the context says {rivals[0]}", part_index
     return None
@@ -307,14 +324,13 @@ def _clause_swap(clause: str, number: NumberMention, part: str, lang: Lang) -> s
         for found_keys in [passage_keys(c, lang)]
     ]
     best, best_keys, best_numbers = max(scored, key=lambda item: item[0])
-    if best < _SWAP_OVERLAP or any(m.value == number.value for m in best_numbers):
+    if best < _SWAP_OVERLAP or any(_agrees(number, m) for m in best_numbers):
         return None
-    kind = _family(number.kind)
-    rivals = [m.value for m in best_numbers if _family(m.kind) == kind]
+    rivals = [m.value for m in best_numbers if relation(number, m) == "conflict"]
     holders = [
         (cov, found_keys)
         for cov, found_keys, found in scored
-        if any(m.value == number.value for m in found)
+        if any(_agrees(number, m) for m in found)
     ]
     # a true swap has the number in another clause; none holding it means the split cut it
     # ("July 5, 1984" read as "July 5" and "1984")
@@ -348,8 +364,15 @@ def _implicit(number: NumberMention) -> bool:
     return number.value == "1" and number.kind in _DURATIONS
 
 
-def _family(kind: str) -> str:
-    return "duration" if kind in _DURATIONS else kind
+def _agrees(claim: NumberMention, other: NumberMention) -> bool:
+    """Whether `other` states `claim`'s number or agrees with it (March 14 with "March 14,
+    2021"; the 1910s with 1914): no conflict, and maybe support."""
+    return relation(claim, other) in ("same", "within", "consistent")
+
+
+def _supports(other: NumberMention, claim: NumberMention) -> bool:
+    """Whether `other` states all that `claim`'s number says (March 14, 2021 for "2021")."""
+    return relation(claim, other) in ("same", "within")
 
 
 def _polarity_conflict(

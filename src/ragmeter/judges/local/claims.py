@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Literal
 
 from ...text import Lang, content_words, split_sentences
-from .abstention import is_abstention, is_filler, is_hedge
+from .abstention import is_abstention, is_filler, is_hedge, without_qualifiers
 
 Role = Literal["claim", "abstention", "hedge", "filler", "question"]
 
@@ -61,7 +61,8 @@ class Segment:
     role: Role
 
 
-def _is_clause(text: str, lang: Lang) -> bool:
+def is_clause(text: str, lang: Lang) -> bool:
+    """Whether `text` can stand alone as a statement (not a bare phrase, name or number)."""
     words = content_words(text, lang)
     if lang == "zh":
         return len("".join(words)) >= 4 and len(text) >= 6
@@ -102,7 +103,7 @@ def _split_coordinated(sentence: str, lang: Lang) -> list[str]:
 
 def _splittable(text: str, match: re.Match[str], lang: Lang) -> bool:
     left, right = text[: match.start()], text[match.end() :]
-    if not (_is_clause(left, lang) and _is_clause(right, lang)):
+    if not (is_clause(left, lang) and is_clause(right, lang)):
         return False
     if lang == "zh":
         return True
@@ -114,7 +115,7 @@ def _split_sentence(sentence: str, lang: Lang) -> list[str]:
     pieces = [p for p in _SEMI.split(sentence) if p.strip()]
     merged: list[str] = []
     for piece in pieces:
-        if merged and not (_is_clause(piece, lang) and _is_clause(merged[-1], lang)):
+        if merged and not (is_clause(piece, lang) and is_clause(merged[-1], lang)):
             merged[-1] = f"{merged[-1]}; {piece}" if lang == "en" else f"{merged[-1]}；{piece}"
         else:
             merged.append(piece)
@@ -124,18 +125,51 @@ def _split_sentence(sentence: str, lang: Lang) -> list[str]:
     return out
 
 
-def _role(text: str) -> Role:
+def _role(text: str, lang: Lang) -> Role:
     if is_abstention(text):
         return "abstention"
     if is_filler(text):
         return "filler"
-    if is_hedge(text) and not re.search(r"\d", text):
+    if is_hedge(text) and not re.search(r"\d", text) and not _states_through_hedge(text, lang):
         return "hedge"
     if text.rstrip().endswith(("?", "？")):
         return "question"
-    if text.rstrip(" *").endswith((":", "：")):
+    if _is_intro(text):
         return "filler"  # an introduction ("Here are the steps:") or a heading
     return "claim"
+
+
+def _states_through_hedge(text: str, lang: Lang) -> bool:
+    """A hedge that only qualifies a statement ("In general, exports keep comments"): what
+    remains without it is a clause and no deflection."""
+    rest = without_qualifiers(text)
+    if _ABOUT_THE_QUESTION.search(rest):
+        return False  # "there is no single answer, it varies" declines to answer
+    return rest != text.strip() and not is_hedge(rest) and is_clause(rest, lang)
+
+
+_ABOUT_THE_QUESTION = re.compile(r"\b(?:answers?|questions?)\b|答案|问题", re.IGNORECASE)
+
+
+def _is_intro(text: str) -> bool:
+    return text.rstrip(" *").endswith((":", "："))
+
+
+# Words of an introduction that announces without stating ("Here are the steps:", 步骤如下：)
+_INTRO_EN = re.compile(
+    r"\b(?:here|following|below|steps?|options?|ways?|list|summary|details?|examples?|"
+    r"answer|points?|things?|follows?|information|key|main|some|few|these|those)\b",
+    re.IGNORECASE,
+)
+_INTRO_ZH = re.compile(r"以下|如下|下面|几点|步骤|方法|几种|主要|具体|内容|信息|答案")
+
+
+def _stated_intro(text: str, lang: Lang) -> bool:
+    """An introduction that states something itself ("The Pro plan includes three tools:")."""
+    if not _is_intro(text):
+        return False
+    pattern = _INTRO_ZH if lang == "zh" else _INTRO_EN
+    return is_clause(pattern.sub(" ", text.rstrip(" *:：")), lang)
 
 
 def _split_mixed(piece: str, lang: Lang) -> list[Segment]:
@@ -146,7 +180,7 @@ def _split_mixed(piece: str, lang: Lang) -> list[Segment]:
     facts = [
         c
         for c in clauses
-        if _role(c) == "claim" and _is_clause(c, lang) and not _TOPIC_OPENER.match(c)
+        if _role(c, lang) == "claim" and is_clause(c, lang) and not _TOPIC_OPENER.match(c)
     ]
     if len(clauses) < 2 or not facts:
         return [Segment(piece, "abstention")]
@@ -165,11 +199,22 @@ def segment(text: str, lang: Lang) -> tuple[Segment, ...]:
             piece = _strip_lead_in(_HEADING.sub("", piece.strip(), count=1), lang)
             if not content_words(piece, lang) and not re.search(r"\d", piece):
                 continue
-            role = _role(piece)
+            role = _role(piece, lang)
+            if role == "claim" and is_hedge(piece):
+                piece = without_qualifiers(piece, leading_only=True)  # "In general, X": X
             if role == "abstention":
                 segments.extend(_split_mixed(piece, lang))
             else:
                 segments.append(Segment(piece, role))
+    if not any(s.role in ("claim", "abstention") for s in segments):
+        # an answer that is only an introduction ("Exports keep three things:", a list
+        # that never came) states what the introduction says
+        segments = [
+            Segment(s.text.rstrip(" *:："), "claim")
+            if s.role == "filler" and _stated_intro(s.text, lang)
+            else s
+            for s in segments
+        ]
     return tuple(segments)
 
 

@@ -34,7 +34,13 @@ def claim_evidence(view: SampleView) -> list[ClaimEvidence]:
     """Align every claim of the answer with the contexts (needs contexts)."""
     out = []
     for claim in view.claims:
-        found = align(claim, view.index, view.settings)
+        statement = view.checked(claim)
+        found = align(statement, view.index, view.settings)
+        guard = view.guard(claim)
+        if guard is not None and found.label != "contradicted":
+            read = align(guard, view.index, view.settings)
+            if read.label == "contradicted":  # read with its question, the answer is wrong
+                found = read
         decided = None
         if found.hard:
             decided = 0.0
@@ -42,7 +48,7 @@ def claim_evidence(view: SampleView) -> list[ClaimEvidence]:
             found.label == "supported"
             and found.lexical >= view.settings.lexical_sufficient
             and found.window is not None
-            and not statement_keys(claim, view.lang) - found.window.keys
+            and not statement_keys(statement, view.lang) - found.window.keys
         ):
             decided = 1.0
         out.append(ClaimEvidence(claim, found, decided))

@@ -7,16 +7,15 @@ from functools import lru_cache
 
 from ...text import (
     Lang,
-    NumberMention,
     char_ngrams,
     content_words,
-    find_numbers,
     has_negation,
     is_stopword,
     sentence_spans,
     stem,
     tokenize,
 )
+from ...text_numbers import NumberMention, find_numbers
 
 _NUMERIC_RE = re.compile(r"^[\d.,/:%]+$")
 _PUNCT_RE = re.compile(r"[，。！？；：、,.!?;:()（）《》“”\"'\s]+")
@@ -33,7 +32,15 @@ def _is_number(token: str) -> bool:
 @lru_cache(maxsize=_CACHE)
 def statement_keys(text: str, lang: Lang) -> frozenset[str]:
     """What a passage must contain to support `text`: stemmed content words (en) or the
-    character bigrams of content-word runs plus ASCII words (zh). Numbers are left out."""
+    character bigrams of content-word runs plus ASCII words (zh). Numbers are left out, with
+    the words that are part of them ("March" and "14th" in "the 14th of March", "century",
+    年代): they are checked as numbers."""
+    mentions = numbers(text)
+    if mentions:
+        chars = list(text)
+        for m in mentions:
+            chars[m.start : m.end] = " " * (m.end - m.start)
+        text = "".join(chars)
     if lang == "en":
         return frozenset(t for t in content_words(text, "en") if not _is_number(t))
     keys: set[str] = set()

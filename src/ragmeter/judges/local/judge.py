@@ -17,9 +17,10 @@ from .settings import LocalSettings
 from .vectors import EmbeddingStore, load_embedder
 from .view import SampleView, build_view
 
-PROMPT_VERSION = "local-5"
+PROMPT_VERSION = "local-6"
 # 2: antonym swaps contradict; 3: free-wording refusals, follow-ups; 4: a claim counts by its
-# support (no weights fitted to human labels); one of a unit of time needs no digit
+# support (no weights fitted to human labels); one of a unit of time needs no digit; 6: dates,
+# ordinals and spans of years; a short answer read with its question
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 
 _SCORERS: dict[MetricName, Callable[[SampleView], MetricResult]] = {

@@ -249,8 +249,16 @@ def refuses_zh(sentence: str) -> bool:
     return False
 
 
+# A quotation is someone else's words, a title most often ("I Still Haven't Found What I'm
+# Looking For" belongs to the War album): it says nothing about what the speaker knows.
+_QUOTED = re.compile(r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|《[^》\n]{1,80}》|「[^」\n]{1,80}」')
+
+
 def refuses(sentence: str) -> bool:
-    """Whether one sentence (English or Chinese) refuses to answer."""
+    """Whether one sentence (English or Chinese) refuses to answer (quotations aside)."""
+    unquoted = _QUOTED.sub(" ", sentence)
+    if unquoted != sentence and re.search(r"\w", unquoted):
+        sentence = unquoted
     if re.search(r"[\u4e00-\u9fff]", sentence) and refuses_zh(sentence):
         return True
     return refuses_en(sentence)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...text import Lang
+from ...text_numbers import NumberMention
 from .features import numbers, statement_keys
 from .settings import LocalSettings
 from .vectors import Vectors
@@ -51,7 +52,10 @@ class WindowTable:
         self.lang = lang
         self.single = np.fromiter((len(w.parts) == 1 for w in windows), bool, len(windows))
         self._keys = _postings(w.keys for w in windows)
-        self._numbers = _postings({m.value for m in w.numbers} for w in windows)
+        # a date is also found by what it implies (March 14, 2021 by "2021" and "the 14th")
+        self._numbers = _postings(
+            {v for m in w.numbers for v in (m.value, *m.implied)} for w in windows
+        )
         self._chunks = _chunk_ranges(windows)
         self._recent: OrderedDict[str, tuple[np.ndarray, int]] = OrderedDict()
         self._embedded: _Embedded | None = None
@@ -81,7 +85,7 @@ class WindowTable:
             return cached
         keys = statement_keys(statement, self.lang)
         nums = numbers(statement)
-        found = [self._keys.get(k) for k in keys] + [self._numbers.get(n.value) for n in nums]
+        found = [self._keys.get(k) for k in keys] + [self._number_rows(n) for n in nums]
         rows = [r for r in found if r is not None]
         hits = np.bincount(
             np.concatenate(rows) if rows else np.zeros(0, np.int64), minlength=len(self.windows)
@@ -90,6 +94,14 @@ class WindowTable:
         if len(self._recent) > _RECENT:
             self._recent.popitem(last=False)
         return cached
+
+    def _number_rows(self, number: NumberMention) -> np.ndarray | None:
+        """The windows holding `number`; a span of years (the 1910s) is held by any year in it."""
+        lookups = number.lookups
+        if len(lookups) == 1:
+            return self._numbers.get(lookups[0])
+        rows = [r for v in lookups if (r := self._numbers.get(v)) is not None]
+        return np.unique(np.concatenate(rows)) if rows else None
 
     def candidates(self, statement: str, k: int) -> list[int]:
         """The `k` single-sentence windows of highest lexical support (ties: first first)."""

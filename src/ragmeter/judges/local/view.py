@@ -9,6 +9,7 @@ from ..base import Lang, MetricName, Sample
 from .alignment import ContextIndex
 from .claims import Segment, segment
 from .settings import LocalSettings
+from .short_answers import QuestionClaim, read_with_question
 from .vectors import EmbeddingStore, Vectors
 
 _POINT_ROLES = ("claim", "hedge", "abstention")
@@ -29,8 +30,29 @@ class SampleView:
         return segment(self.sample.answer.strip(), self.lang)
 
     @cached_property
+    def question_claim(self) -> QuestionClaim | None:
+        """The claim of an answer too short to stand alone ("No.", "30."), read with its
+        question (None when the answer stands alone)."""
+        sample = self.sample
+        return read_with_question(sample.answer, sample.question, self.segments, self.lang)
+
+    @cached_property
     def claims(self) -> list[str]:
+        if self.question_claim is not None:
+            return [self.question_claim.shown]
         return [s.text for s in self.segments if s.role == "claim"]
+
+    def checked(self, claim: str) -> str:
+        """The statement `claim` is checked as: itself, or a short answer read with its
+        question."""
+        found = self.question_claim
+        return found.checked if found is not None and claim == found.shown else claim
+
+    def guard(self, claim: str) -> str | None:
+        """A fragment read with its question, checked for a contradiction only (None for
+        other claims)."""
+        found = self.question_claim
+        return found.guard if found is not None and claim == found.shown else None
 
     @cached_property
     def points(self) -> list[str]:
@@ -77,7 +99,9 @@ def build_view(
         texts.extend([view.resolved_question, sample.answer])
     # Every claim is embedded: its support blends lexical coverage with its similarity to
     # the best window, and that support is what the claim counts for.
-    claims = view.claims if "faithfulness" in metrics else []
+    claims: list[str] = []
+    for claim in view.claims if "faithfulness" in metrics else []:
+        claims.extend(t for t in (view.checked(claim), view.guard(claim)) if t)
     points = view.points if {"context_recall", "context_precision"} & set(metrics) else []
     for statement in [*claims, *points] if sample.contexts else []:
         if statement in claims or settings.inconclusive(view.index.best_lexical(statement)):
