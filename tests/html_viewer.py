@@ -23,6 +23,20 @@ class Node {
   constructor(tag) {
     this.tag = tag; this.children = []; this.dataset = {}; this.className = ""; this.value = "";
     this.own = null; this.parentNode = null; this.attrs = {}; this.listeners = {}; this.id = "";
+    this.style = {}; this.hidden = false; this.title = "";
+  }
+  prepend(...xs) {
+    const before = this.children; this.children = []; this.append(...xs);
+    this.children.push(...before);
+  }
+  querySelector(selector) {  // only "button": the first button inside
+    for (const c of this.children) {
+      if (!(c instanceof Node)) continue;
+      if (c.tag === selector) return c;
+      const found = c.querySelector(selector);
+      if (found) return found;
+    }
+    return null;
   }
   append(...xs) {
     for (const x of xs) {
@@ -47,6 +61,7 @@ class Node {
     this.children = [];
   }
   setAttribute(k, v) { this.attrs[k] = String(v); }
+  removeAttribute(k) { delete this.attrs[k]; }
   getAttribute(k) { return k in this.attrs ? this.attrs[k] : null; }
   addEventListener(type, f) { (this.listeners[type] = this.listeners[type] || []).push(f); }
   focus() { document.activeElement = this; }
@@ -69,11 +84,20 @@ for (const id of ["ragmeter-data", "filter-text", "filter-category", "filter-fai
   body.append(ids[id]);
 }
 ids["ragmeter-data"].textContent = DATA;
+// The case table's sortable headers, as html.py writes them: id, category, each judged metric.
+const heads = ["id", "category"].concat(JSON.parse(DATA).metrics).map((key) => {
+  const th = new Node("th");
+  th.dataset.sort = key;
+  th.append(new Node("button"));
+  th.children[0].append(key.replace(/_/g, " "));
+  return th;
+});
 const windowListeners = {};
 let lastUrl = null;
 globalThis.Node = Node;
 globalThis.document = {
   getElementById: (id) => ids[id],
+  querySelectorAll: (selector) => (selector === "#cases th[data-sort]" ? heads : []),
   createElement: (tag) => new Node(tag),
   documentElement: new Node("html"),
   activeElement: body,
@@ -90,6 +114,37 @@ HELPERS = r"""
 function fire(node, type, init) {
   const event = Object.assign({ type, target: node, preventDefault() {} }, init || {});
   for (let n = node; n; n = n.parentNode) for (const f of n.listeners[type] || []) f(event);
+}
+function head(key) { return heads.find((th) => th.dataset.sort === key); }
+function sortState() {
+  const th = heads.find((h) => h.getAttribute("aria-sort") !== null);
+  return th ? th.dataset.sort + " " + th.getAttribute("aria-sort") : null;
+}
+function find(node, test, found) {  // the nodes under `node` that pass `test`, in order
+  found = found || [];
+  for (const c of node.children) {
+    if (!(c instanceof Node)) continue;
+    if (test(c)) found.push(c);
+    find(c, test, found);
+  }
+  return found;
+}
+function cells(id) {  // each judged metric's cell of a case's row: class, text, title, bar width
+  return row(id).children.slice(2, -1).map((td) => ({
+    cls: td.className, text: td.children.filter((x) => !(x instanceof Node)).join("").trim()
+      || td.textContent, title: td.title || null,
+    bar: td.children[0] instanceof Node ? td.children[0].children[0].style.width : null,
+  }));
+}
+function chunks() {  // each retrieved chunk in the open case: what shows, and the toggle
+  return find(ids["detail"], (n) => /^chunk\b/.test(n.className)).map((box) => {
+    const shown = find(box, (n) => /^text\b/.test(n.className) && !n.hidden)[0];
+    const toggle = find(box, (n) => n.className === "fold-toggle")[0] || null;
+    return { shown: shown.textContent,
+      marks: find(shown, (n) => n.tag === "mark").map((m) => m.textContent),
+      toggle: toggle && toggle.textContent,
+      expanded: toggle && toggle.getAttribute("aria-expanded") };
+  });
 }
 function row(id) { return ids["case-rows"].children.find((tr) => tr.dataset.id === id); }
 function button(id) { return row(id).children[0].children[0]; }
@@ -127,21 +182,33 @@ function state() {
     focus: focused === body ? null : focused.textContent,
     count: ids["case-count"].textContent,
     url: lastUrl,
+    sort: sortState(),
+    chunks: chunks(),
     scrolls,
   };
 }
 const snapshots = [];
-function snap() { snapshots.push(state()); scrolls = []; }
+let extras = [];
+function extra(value) { extras.push(value); }
+function snap() {
+  snapshots.push(Object.assign(state(), { extra: extras }));
+  scrolls = [];
+  extras = [];
+}
 """
 
 
 def open_report(html: str, fragment: str = "", actions: str = "") -> list[dict[str, Any]]:
     """What the viewer shows for the page at `fragment` once loaded, then after each `snap()`
     in `actions` (JavaScript run after load, with fire, click, key, type, goTo, row, button,
-    closeButtons and ROW_TOP at hand). Each snapshot: ready, rows (case ids listed), detail
+    head (a sortable column's header), cells, chunks, find, closeButtons and ROW_TOP at hand;
+    `extra(value)` adds a value to the next snapshot's `extra` list). Each snapshot: ready,
+    rows (case ids listed), detail
     (its heading or None), detail_after (the case row the detail sits under, None when it is
     not in the list), detail_span, detail_lang, selected, expanded (aria-expanded="true"),
-    focus (text of the focused element), count, url (the last hash written), scrolls
+    focus (text of the focused element), count, url (the last hash written), sort (the sorted
+    column and its aria-sort, or None), chunks (the open case's chunks: the text shown, its marks,
+    the fold toggle's caption and aria-expanded), extra, scrolls
     (scrollIntoView calls since the last snapshot: row id and block)."""
     assert NODE is not None
     data = re.search(r'<script [^>]*id="ragmeter-data">(.*?)</script>', html, re.S)

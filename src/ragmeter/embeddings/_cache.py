@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -87,10 +88,20 @@ def ensure_onnx_model(
     Raises ``OSError`` when the cache directory cannot be written.
     """
     path = cached_model_path(model_name, model_dir, cache_dir)
+    return ensure_graph(path, model_name, lambda: build_onnx_bytes(model_dir), rebuild=rebuild)
+
+
+def ensure_graph(
+    path: Path, model_name: str, build: Callable[[], bytes], *, rebuild: bool = False
+) -> Path:
+    """``path`` once it holds a valid graph, built by ``build()`` when it does not.
+
+    Raises ``OSError`` when the cache directory cannot be written.
+    """
     if not rebuild and is_valid_cached(path):
         return path
     logger.info("building the ONNX graph of %s into %s (one-off)", model_name, path)
-    data = build_onnx_bytes(model_dir)
+    data = build()
     path.parent.mkdir(parents=True, exist_ok=True)
     _atomic_write(path, data)
     meta = {"size": len(data), "builder_version": BUILDER_VERSION, "model": model_name}

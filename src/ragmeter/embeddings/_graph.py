@@ -72,8 +72,28 @@ class _Builder:
         return out
 
 
-def build_bert_graph(weights: Mapping[str, np.ndarray], config: BertConfig) -> onnx.ModelProto:
-    """Return the ONNX model of the sentence encoder described by ``weights`` and ``config``."""
+@dataclass(frozen=True)
+class Int4Linear:
+    """A linear layer's weight in onnxruntime's ``MatMulNBits`` layout: 4-bit, blocks of 32
+    along the input, zero point 8 (ggml's Q4_0, repacked)."""
+
+    packed: np.ndarray
+    """uint8 ``[out, in / 32, 16]``: byte ``i`` of a block holds weights ``2i`` (low nibble)
+    and ``2i + 1`` (high)."""
+    scales: np.ndarray
+    """float32 ``[out * in / 32]``."""
+
+
+def build_bert_graph(
+    weights: Mapping[str, np.ndarray],
+    config: BertConfig,
+    int4: Mapping[str, Int4Linear] | None = None,
+) -> onnx.ModelProto:
+    """Return the ONNX model of the sentence encoder described by ``weights`` and ``config``.
+
+    A linear layer named in ``int4`` (by its prefix, ``encoder.layer.0.attention.self.query``)
+    multiplies with its 4-bit weights in onnxruntime's ``MatMulNBits`` (int8 activations),
+    the others in float32."""
     import numpy as np
     from onnx import TensorProto, helper
 
@@ -88,8 +108,25 @@ def build_bert_graph(weights: Mapping[str, np.ndarray], config: BertConfig) -> o
     i64 = np.int64
 
     def linear(x: str, prefix: str) -> str:
+        bias = g.const(f"{prefix}.bias", w(f"{prefix}.bias"))
+        if int4 and prefix in int4:
+            q = int4[prefix]
+            n, blocks, _ = q.packed.shape
+            product = g.op(
+                "MatMulNBits",
+                x,
+                g.const(f"{prefix}.weight_q4", q.packed),
+                g.const(f"{prefix}.scales", q.scales),
+                domain="com.microsoft",
+                K=blocks * 32,
+                N=n,
+                bits=4,
+                block_size=32,
+                accuracy_level=4,
+            )
+            return g.op("Add", product, bias)
         wt = g.const(f"{prefix}.weight_t", np.ascontiguousarray(w(f"{prefix}.weight").T))
-        return g.op("Add", g.op("MatMul", x, wt), g.const(f"{prefix}.bias", w(f"{prefix}.bias")))
+        return g.op("Add", g.op("MatMul", x, wt), bias)
 
     def layer_norm(x: str, prefix: str) -> str:
         gamma = g.const(f"{prefix}.weight", w(f"{prefix}.weight"))
@@ -195,8 +232,9 @@ def build_bert_graph(weights: Mapping[str, np.ndarray], config: BertConfig) -> o
     ]
     outputs = [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", h])]
     graph = helper.make_graph(g.nodes, "bert_sentence_encoder", inputs, outputs, g.inits)
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="ragmeter"
-    )
+    opsets = [helper.make_opsetid("", OPSET)]
+    if int4:
+        opsets.append(helper.make_opsetid("com.microsoft", 1))
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="ragmeter")
     model.ir_version = IR_VERSION
     return model

@@ -20,9 +20,10 @@ from dataclasses import asdict
 from html import escape
 from importlib.resources import files
 from typing import Any
+from urllib.parse import quote
 
 from ..compare import Comparison
-from ..explain import shortfall, strength_labels
+from ..explain import short, shortfall, strength_labels
 from ..indicative import indicative_metrics
 from ..noise import NoiseSummary
 from ..reasons import BY_DESIGN_CODES, unscored_code
@@ -30,6 +31,7 @@ from ..results import CaseResult, MetricSummary, RunResult
 from ..vocabulary import METRICS, RETRIEVAL_METRICS
 from .calibration import calibration_lines
 from .comparison import ci_label, diff_rows
+from .failures import worst_failures
 from .inputs import ReportInputs
 from .words import counted, readable_time, spend_line
 
@@ -85,6 +87,9 @@ def metrics_chart(run: RunResult) -> str:
     parts = [
         f'<svg role="img" aria-label="mean per metric" width="{left + width + 60}" '
         f'height="{height}" xmlns="http://www.w3.org/2000/svg" font-size="12">'
+        '<defs><pattern id="na" width="6" height="6" patternUnits="userSpaceOnUse" '
+        'patternTransform="rotate(45)"><rect width="6" height="6" fill="#eaeef2"/>'
+        '<line x1="0" y1="0" x2="0" y2="6" stroke="#afb8c1" stroke-width="2"/></pattern></defs>'
     ]
     for tick in (0, 0.25, 0.5, 0.75, 1.0):
         x = left + tick * width
@@ -99,8 +104,17 @@ def metrics_chart(run: RunResult) -> str:
         y = i * row_h + 4
         parts.append(f'<text x="{left - 8}" y="{y + 14}" text-anchor="end">{metric}</text>')
         if s.mean is None:
-            parts.append(f'<text x="{left + 4}" y="{y + 14}" fill="#656d76">unscored</text>')
+            parts.append(
+                f'<rect x="{left}" y="{y + 3}" width="{width}" height="14" fill="url(#na)">'
+                f"<title>{metric}: no case scored</title></rect>"
+                f'<text x="{left + 4}" y="{y + 14}" fill="#656d76">n/a: unscored</text>'
+            )
             continue
+        # The track shows the whole [0, 1] scale, so a mean of 0 reads as an empty bar.
+        parts.append(
+            f'<rect x="{left}" y="{y + 3}" width="{width}" height="14" fill="none" '
+            'stroke="#8c959f"/>'
+        )
         parts.append(
             f'<rect x="{left}" y="{y + 3}" width="{s.mean * width:.1f}" height="14" '
             f'fill="{COLORS[i % 4]}" opacity="0.8"><title>{metric} mean {s.mean:.3f}'
@@ -226,12 +240,15 @@ def _case_data(run: RunResult, cases: Sequence[CaseResult]) -> list[dict[str, An
     out = []
     for case in cases:
         scores, unscored, failing, evidence, why = {}, {}, [], {}, {}
+        by_design = []
         for metric in METRICS:
             mark = run.run.thresholds.get(metric)
             outcome = case.outcome(metric, mark)
             scores[metric] = outcome.score
             if outcome.unscored_reason is not None:
                 unscored[metric] = outcome.unscored_reason
+                if outcome.result is not None and unscored_code(outcome.result) in BY_DESIGN_CODES:
+                    by_design.append(metric)  # not applicable to the case, not a failure
             if outcome.failed:
                 failing.append(metric)
                 if outcome.result is not None and mark is not None:
@@ -256,12 +273,51 @@ def _case_data(run: RunResult, cases: Sequence[CaseResult]) -> list[dict[str, An
                 "pipeline_error": case.pipeline_error,
                 "scores": scores,
                 "unscored": unscored,
+                "by_design": by_design,
                 "failing": failing,
                 "evidence": evidence,
                 "why": why,
             }
         )
     return out
+
+
+def _failed_section(report: ReportInputs, listed: set[str]) -> str:
+    """The failed (case, metric) pairs, worst first, as the terminal and Markdown reports list
+    them: score, metric, pass mark, case id (a link that opens the case below when it is in the
+    case list), question, and the first line of the evidence (`explain.shortfall`)."""
+    failures, total = worst_failures(report.run, report.max_failures)
+    out = [
+        '<section id="failed" aria-labelledby="failed-title">'
+        '<h2 id="failed-title" class="lead">Failed cases, worst first '
+        f'<span class="muted">({total} case × metric under its pass mark)</span></h2>'
+    ]
+    if not total:
+        out.append('<p class="muted">None: every scored case is at or above its pass mark.</p>')
+    else:
+        out.append('<ol class="failed">')
+        for failure in failures:
+            case = failure.case
+            name = escape(short(case.id, 60))
+            if case.id in listed:
+                name = f'<a href="#case={escape(quote(case.id, safe=""))}">{name}</a>'
+            why = failure.reasons[0] if failure.reasons else ""
+            lang = escape(case.lang)
+            out.append(
+                f'<li data-id="{escape(case.id)}"><span class="fscore">{failure.score:.2f}</span> '
+                f'<b>{failure.metric}</b> <span class="muted">{escape(failure.mark)}</span> · '
+                f'{name} <span lang="{lang}">{escape(short(case.question, 140))}</span>'
+                f'<div class="why" lang="{lang}" title="{escape(why)}">{escape(short(why, 240))}'
+                "</div></li>"
+            )
+        out.append("</ol>")
+        if total > len(failures):
+            out.append(
+                f'<p class="muted">… {total - len(failures)} more: filter the case table '
+                "below by <i>failing any metric</i>, or sort it by a metric.</p>"
+            )
+    out.append("</section>")
+    return "".join(out)
 
 
 def _summary_table(run: RunResult, noise: NoiseSummary | None) -> str:
@@ -378,7 +434,10 @@ def render_html(report: ReportInputs, *, max_cases: int = MAX_CASES) -> str:
         f'<span><i class="sw" style="background:{COLORS[i]}"></i>{m}</span>'
         for i, m in enumerate(METRICS)
     )
-    heads = "".join(f"<th class=num>{m.replace('_', ' ')}</th>" for m in judged)
+    heads = "".join(
+        f'<th class=num data-sort="{m}"><button type="button">{m.replace("_", " ")}</button></th>'
+        for m in judged
+    )
     comparison = "" if report.comparison is None else _comparison_section(report.comparison)
     title = f"ragmeter report · {run.run.pipeline or 'run'}"
     return f"""<!DOCTYPE html>
@@ -395,6 +454,10 @@ judge {escape(judge.kind)} ({escape(judge.model)}, prompts {escape(judge.prompt_
 started {started} · ragmeter {escape(run.run.ragmeter_version or "?")}</div>
 <ul class="meta trust">{trust}</ul>
 {warnings}
+<h2>Diagnosis</h2>
+<p><b>{escape(diag.headline)}</b></p><ul class="diag">{findings}</ul>
+{_failed_section(report, {c.id for c in cases})}
+{comparison}
 <h2>Summary</h2>
 <div class="charts"><div class="chart"><h3>Mean per metric (95% interval)</h3>
 {metrics_chart(run)}</div>
@@ -402,9 +465,6 @@ started {started} · ragmeter {escape(run.run.ragmeter_version or "?")}</div>
 {category_chart(run)}</div></div>
 <h3>Scores and distributions</h3>
 {_summary_table(run, report.noise)}
-<h2>Diagnosis</h2>
-<p><b>{escape(diag.headline)}</b></p><ul class="diag">{findings}</ul>
-{comparison}
 <h2>Cases</h2>
 <div class="filters">
 <input id="filter-text" type="search" placeholder="filter by id, question or answer">
@@ -413,7 +473,9 @@ started {started} · ragmeter {escape(run.run.ragmeter_version or "?")}</div>
 <option value="any">failing any metric</option><option value="none">failing none</option>
 <option value="unscored">with unscored metrics</option>{failing_opts}</select>
 <span id="case-count" class="muted"></span></div>
-<table id="cases"><thead><tr><th>id</th><th>category</th>{heads}<th>question</th></tr></thead>
+<table id="cases"><thead><tr><th data-sort="id"><button type="button">id</button></th>
+<th data-sort="category"><button type="button">category</button></th>{heads}<th>question</th>
+</tr></thead>
 <tbody id="case-rows"></tbody></table>
 <div id="detail" role="region" aria-labelledby="detail-title"></div>
 <script type="application/json" id="ragmeter-data">{json_for_script(data)}</script>

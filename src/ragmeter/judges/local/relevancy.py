@@ -10,6 +10,7 @@ from ..rules import precheck, refusal_relevancy
 from .abstention import is_social_turn
 from .features import passage_keys, word_similarity
 from .followup import is_follow_up, previous_exchange, topic_keys
+from .needs import gives, question_need
 from .view import SampleView
 
 # Interrogative filler that an answer need not repeat ("how long" -> "14 days").
@@ -114,9 +115,10 @@ def passage_keys_raw(text: str, lang: Lang) -> frozenset[str]:
 
 
 def score_answer_relevancy(view: SampleView) -> MetricResult:
-    """Key-word coverage (typo-tolerant) blended with question/answer similarity, minus a
-    penalty for evasion; refusals score low unless the case is out of scope; a courteous
-    reply to a social turn ("Thank you!") is fully relevant."""
+    """Whether the answer addresses the question by meaning (e5 topicality and the question's
+    need; key words when e5 is unavailable), minus a penalty for evasion; refusals score low
+    unless the case is out of scope; a courteous reply to a social turn ("Thank you!") is
+    fully relevant."""
     metric: MetricName = "answer_relevancy"
     roles = [s.role for s in view.segments]
     refused = "abstention" in roles and "claim" not in roles
@@ -128,17 +130,7 @@ def score_answer_relevancy(view: SampleView) -> MetricResult:
         note = "a social turn (thanks, a greeting): a courteous reply is the relevant answer"
         return MetricResult(metric=metric, score=1.0, evidence=Evidence(notes=[note]))
     coverage = key_coverage(view)
-    lexical = min(1.0, coverage.share / view.settings.full_coverage)
-    vectors = view.vectors
-    cosine = vectors.cosine(vectors.get(view.resolved_question), vectors.get(view.sample.answer))
-    notes = [f"the answer covers {coverage.share:.0%} of the question's key words"]
-    closeness = None
-    if cosine is None:
-        base = lexical
-    else:
-        closeness = min(1.0, max(0.0, (cosine - _QA_FLOOR) / (_QA_CEILING - _QA_FLOOR)))
-        base = 0.5 * lexical + 0.5 * closeness
-        notes.append(f"question/answer similarity {cosine:.2f}")
+    base, notes = _meaning(view) if view.topicality is not None else _words(view, coverage.share)
     if coverage.subject and (other := _dominant_word(view)) is not None:
         words = ", ".join(coverage.subject[:3])
         notes.append(f"the answer is about {other}, not {words} (the subject of the conversation)")
@@ -154,6 +146,46 @@ def score_answer_relevancy(view: SampleView) -> MetricResult:
     return MetricResult(
         metric=metric, score=_clip(score), evidence=Evidence(abstained=False, notes=notes)
     )
+
+
+_NEED_WORDS = {
+    "duration": "a duration",
+    "date": "a date or time",
+    "number": "a number",
+    "yes_no": "a yes or no",
+}
+
+
+def _meaning(view: SampleView) -> tuple[float, list[str]]:
+    """Topicality by e5 (see `topicality`), averaged in equal parts with whether the answer
+    gives what the question asks for when the question is of a kind that says (`needs`)."""
+    assert view.topicality is not None
+    topic = view.topicality.score
+    notes = [
+        f"the answer is about the question: {topic:.0%} (e5 similarity "
+        f"{view.topicality.cosine:.2f}, {view.topicality.margin:+.3f} above questions in general)"
+    ]
+    need = question_need(view.sample.question, view.lang)
+    given = None if need is None else gives(view.sample.answer, need, view.lang)
+    if need is None or given is None:
+        return topic, notes
+    said = "gives" if given else "does not give"
+    notes.append(f"the question asks for {_NEED_WORDS[need]}; the answer {said} one")
+    return (topic + float(given)) / 2, notes
+
+
+def _words(view: SampleView, share: float) -> tuple[float, list[str]]:
+    """Without e5: key-word coverage (typo-tolerant), blended with MiniLM question/answer
+    similarity in English."""
+    lexical = min(1.0, share / view.settings.full_coverage)
+    vectors = view.vectors
+    cosine = vectors.cosine(vectors.get(view.resolved_question), vectors.get(view.sample.answer))
+    notes = [f"the answer covers {share:.0%} of the question's key words"]
+    if cosine is None:
+        return lexical, notes
+    closeness = min(1.0, max(0.0, (cosine - _QA_FLOOR) / (_QA_CEILING - _QA_FLOOR)))
+    notes.append(f"question/answer similarity {cosine:.2f}")
+    return 0.5 * lexical + 0.5 * closeness, notes
 
 
 def _clip(value: float) -> float:

@@ -10,6 +10,7 @@ from .alignment import ContextIndex
 from .claims import Segment, segment
 from .settings import LocalSettings
 from .short_answers import QuestionClaim, read_with_question
+from .topicality import Topicality, TopicalityMeter
 from .vectors import EmbeddingStore, Vectors
 
 _POINT_ROLES = ("claim", "hedge", "abstention")
@@ -24,6 +25,8 @@ class SampleView:
     """`Sample.lang`: the runner's `case_lang`, or detected when the sample was given none."""
     settings: LocalSettings
     vectors: Vectors
+    meter: TopicalityMeter | None = None
+    """Answer relevancy's e5 meter (None without e5)."""
 
     @cached_property
     def segments(self) -> tuple[Segment, ...]:
@@ -65,6 +68,14 @@ class SampleView:
         return ContextIndex(list(self.sample.contexts), self.lang, self.vectors)
 
     @cached_property
+    def topicality(self) -> Topicality | None:
+        """e5 topicality of the answer to the resolved question (None without e5), measured
+        when first asked for: cases decided before (out of scope, empty) never embed."""
+        if self.meter is None:
+            return None
+        return self.meter.measure(self.resolved_question, self.sample.answer, self.lang)
+
+    @cached_property
     def resolved_question(self) -> str:
         """The question preceded by the previous user turn, for multi-turn cases."""
         previous = last_user_turn(self.sample)
@@ -88,14 +99,18 @@ def build_view(
     metrics: tuple[MetricName, ...],
     settings: LocalSettings,
     store: EmbeddingStore,
+    meter: TopicalityMeter | None = None,
 ) -> SampleView:
-    """Segment the sample and embed (English only) every text the metrics will compare."""
+    """Segment the sample and embed (MiniLM, English only) every text the metrics will
+    compare; answer relevancy measures topicality with `meter` (e5, both languages) when it
+    needs it."""
     lang = sample.lang
-    view = SampleView(sample, lang, settings, Vectors({}))
+    view = SampleView(sample, lang, settings, Vectors({}), meter)
+    relevancy = "answer_relevancy" in metrics and bool(sample.answer.strip())
     if lang != "en" or not store.available:
         return view
     texts: list[str] = []
-    if "answer_relevancy" in metrics:
+    if relevancy and meter is None:
         texts.extend([view.resolved_question, sample.answer])
     # Every claim is embedded: its support blends lexical coverage with its similarity to
     # the best window, and that support is what the claim counts for.

@@ -9,6 +9,13 @@
 // to the top when the detail would start in the lower half of the window. Escape or "close"
 // folds it and puts the focus (and the row) back on the case's button; a link (#case=ID) opens
 // the case under its row and scrolls there, on load or when the hash changes.
+// The list sorts by a column (a button in its header: click, Enter or Space; again to reverse);
+// a case with no score on the metric sorts last either way, and ties keep the eval-set order.
+// A score is drawn as a bar on the [0, 1] scale, so 0 is an empty bar beside "0.00", while a
+// metric with no score is a hatched "n/a" (not applicable by design) or "unscored" cell that
+// names its reason on hover. A long chunk is folded to about FOLD characters (FOLD_LINES lines
+// at most) around the first span the judge cited in it (its start when none is recorded), with
+// a "show all" toggle.
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("ragmeter-data").textContent);
@@ -28,13 +35,69 @@
     return e;
   }
   function fmt(x) { return x === null || x === undefined ? "—" : x.toFixed(2); }
-  function scoreCell(c, m) {
+  var FOLD = 400, FOLD_LINES = 12;
+  // A case's cell for metric m: its score (with a bar when `bar`), else why it has none.
+  function scoreCell(c, m, bar) {
     var s = c.scores[m];
-    var td = el("td", "num score " + (s === null ? "none" : (c.failing.indexOf(m) >= 0 ? "fail" : "pass")),
-      s === null ? "—" : s.toFixed(2));
-    if (s === null && c.unscored[m]) { td.title = "unscored: " + c.unscored[m]; }
+    if (s === null || s === undefined) {
+      var na = (c.by_design || []).indexOf(m) >= 0;
+      var none = el("td", "num score none " + (na ? "na" : "unscored"), na ? "n/a" : "unscored");
+      none.title = (na ? "not applicable: " : "unscored: ") + (c.unscored[m] || "not judged");
+      return none;
+    }
+    var td = el("td", "num score " + (c.failing.indexOf(m) >= 0 ? "fail" : "pass") + (s === 0 ? " zero" : ""));
+    if (bar) {
+      var fill = el("span", "fill");
+      fill.style.width = Math.round(Math.max(0, Math.min(1, s)) * 100) + "%";
+      td.append(el("span", "bar", fill), " ");
+    }
+    td.append(s.toFixed(2));
     return td;
   }
+
+  var SORTS = ["id", "category"].concat(METRICS);
+  var sortKey = "", sortDesc = false;
+  var collator = new Intl.Collator(undefined, { numeric: true });
+  var heads = [].slice.call(document.querySelectorAll("#cases th[data-sort]"));
+  function sortValue(c) {
+    if (sortKey === "id") { return c.id; }
+    if (sortKey === "category") { return c.category; }
+    var s = c.scores[sortKey];
+    return s === null || s === undefined ? null : s;
+  }
+  // The cases in the list's order: the eval set's, or sorted by the chosen column.
+  function ordered() {
+    if (!sortKey) { return data.cases; }
+    var keyed = data.cases.map(function (c, i) { return { c: c, i: i, v: sortValue(c) }; });
+    keyed.sort(function (a, b) {
+      if (a.v === null || b.v === null) {
+        return a.v === b.v ? a.i - b.i : (a.v === null ? 1 : -1);
+      }
+      var d = typeof a.v === "number" ? a.v - b.v : collator.compare(a.v, b.v);
+      return (sortDesc ? -d : d) || a.i - b.i;
+    });
+    return keyed.map(function (k) { return k.c; });
+  }
+  function showSort() {
+    heads.forEach(function (th) {
+      if (th.dataset.sort === sortKey) {
+        th.setAttribute("aria-sort", sortDesc ? "descending" : "ascending");
+      } else {
+        th.removeAttribute("aria-sort");
+      }
+    });
+  }
+  function sortBy(key) {
+    sortDesc = key === sortKey ? !sortDesc : false;
+    sortKey = key;
+    showSort();
+    renderList();
+  }
+  heads.forEach(function (th) {
+    var b = th.querySelector("button");
+    b.title = "sort by " + th.dataset.sort.replace(/_/g, " ") + " (again to reverse)";
+    b.addEventListener("click", function () { sortBy(th.dataset.sort); });
+  });
 
   function readHash() {
     var out = Object.create(null);
@@ -83,7 +146,7 @@
     rows = new Map();
     buttons = new Map();
     var shown = 0;
-    data.cases.forEach(function (c) {
+    ordered().forEach(function (c) {
       if (!matches(c)) { return; }
       shown += 1;
       var tr = el("tr", "case-row");
@@ -93,7 +156,7 @@
       open.setAttribute("aria-controls", "detail");
       open.setAttribute("aria-expanded", "false");
       tr.append(el("td", "", open), el("td", "", c.category));
-      METRICS.forEach(function (m) { tr.append(scoreCell(c, m)); });
+      METRICS.forEach(function (m) { tr.append(scoreCell(c, m, true)); });
       var q = c.question.length > 120 ? c.question.slice(0, 119) + "…" : c.question;
       var qcell = el("td", "", q);
       qcell.lang = c.lang;
@@ -126,7 +189,8 @@
     }
     $("case-count").textContent = listed +
       (selected !== null && row === undefined ? " · the open case " + selected + " is hidden by the filter" : "");
-    writeHash({ q: text.value, category: cat.value, failing: failing.value, "case": selected || "" });
+    writeHash({ q: text.value, category: cat.value, failing: failing.value,
+      sort: sortKey ? (sortDesc ? "-" : "") + sortKey : "", "case": selected || "" });
   }
 
   // Bring an opened case's row to the top of the window when its detail would start in the
@@ -162,6 +226,53 @@
     });
     box.append(s.slice(at));
     return box;
+  }
+
+  // A chunk's text with its spans marked; past FOLD (and some) characters, folded to the part
+  // around the first span (or the start) with a toggle that shows it all.
+  function chunkText(s, spans) {
+    if (s.length <= FOLD + FOLD / 4 && s.split("\n").length <= FOLD_LINES + 3) { return highlighted(s, spans); }
+    var cited = spans.filter(function (x) { return x.start >= 0 && x.end <= s.length && x.end > x.start; })
+      .sort(function (a, b) { return a.start - b.start; })[0];
+    var start = cited ? Math.max(0, cited.start - 80) : 0;
+    if (cited) {  // at most 3 lines of code or prose before the span
+      var before = s.slice(start, cited.start).split("\n");
+      if (before.length > 4) { start = cited.start - before.slice(-4).join("\n").length; }
+    }
+    var end = Math.min(s.length, Math.max(start + FOLD, cited ? Math.min(cited.end + 40, start + 3 * FOLD) : 0));
+    // ... and at most FOLD_LINES lines in all, so short lines of code fold too (the span whole).
+    for (var k = start, lines = 0; k < end; k++) {
+      if (s.charAt(k) === "\n" && ++lines >= FOLD_LINES) {
+        end = Math.max(k, cited ? Math.min(cited.end, start + 3 * FOLD) : 0);
+        break;
+      }
+    }
+    var inside = [];
+    spans.forEach(function (x) {
+      var a = Math.max(x.start, start), b = Math.min(x.end, end);
+      if (b > a) { inside.push({ start: a - start, end: b - start, cls: x.cls, title: x.title }); }
+    });
+    var folded = highlighted(s.slice(start, end), inside);
+    folded.className = "text folded";
+    if (start > 0) { folded.prepend("… "); }
+    if (end < s.length) { folded.append(" …"); }
+    var full = highlighted(s, spans);
+    full.hidden = true;
+    var where = cited ? "the span the judge cited, characters " + (start + 1) + "–" + end + " of " + s.length
+      : "the first " + end + " of " + s.length + " characters";
+    var note = el("span", "muted fold-note", where + " ");
+    var toggle = el("button", "fold-toggle", "show all");
+    toggle.type = "button";
+    toggle.setAttribute("aria-expanded", "false");
+    toggle.addEventListener("click", function () {
+      var open = full.hidden;
+      full.hidden = !open;
+      folded.hidden = open;
+      note.hidden = open;
+      toggle.textContent = open ? "show less" : "show all";
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+    return el("div", "fold", folded, full, el("div", "", note, toggle));
   }
 
   function label(v) { return v.replace(/_/g, " "); }
@@ -205,7 +316,7 @@
       el("th", "num", "pass mark"), el("th", "", "unscored reason / notes")));
     METRICS.forEach(function (m) {
       var notes = (c.evidence[m] && c.evidence[m].notes) || [];
-      table.append(el("tr", "", el("td", "nowrap", m), scoreCell(c, m),
+      table.append(el("tr", "", el("td", "nowrap", m), scoreCell(c, m, false),
         el("td", "num", fmt(data.thresholds[m])), el("td", "", [c.unscored[m]].concat(notes).filter(Boolean).join(" · "))));
     });
     d.append(table);
@@ -268,7 +379,7 @@
           }
         });
       }
-      box.append(highlighted(ctx, spans));
+      box.append(chunkText(ctx, spans));
       d.append(box);
     });
     if (!c.contexts.length) { d.append(el("div", "muted", "no chunks retrieved")); }
@@ -310,6 +421,11 @@
     text.value = state.q || "";
     cat.value = state.category || "";
     failing.value = state.failing || "";
+    var sort = state.sort || "";
+    sortDesc = sort.charAt(0) === "-";
+    sortKey = SORTS.indexOf(sort.replace(/^-/, "")) >= 0 ? sort.replace(/^-/, "") : "";
+    if (!sortKey) { sortDesc = false; }
+    showSort();
     renderList();
     select(state["case"] || null);
     reveal(true);
@@ -320,6 +436,15 @@
     input.addEventListener("change", renderList);
   });
   window.addEventListener("hashchange", applyHash);
+  // A failed case's link (#case=ID) above the table: followed again when the hash already
+  // reads so (the case open), which fires no hashchange.
+  var failedList = $("failed");
+  if (failedList) {
+    failedList.addEventListener("click", function (e) {
+      var a = e.target.closest ? e.target.closest("a") : null;
+      if (a && a.hash && a.hash === window.location.hash) { e.preventDefault(); applyHash(); }
+    });
+  }
   applyHash();
   document.documentElement.dataset.ready = "1";
 })();
