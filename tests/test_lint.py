@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ragmeter.cases import Case, load_cases
 from ragmeter.judges.base import Turn
-from ragmeter.lint import LintReport, _grams, _near_pairs, lint_cases
+from ragmeter.lint import LintReport, lint_cases
 
 TOPICS = [
     "refund window for online orders",
@@ -166,20 +166,90 @@ def test_near_duplicates_in_english_and_chinese() -> None:
     assert report.exit_code == 0
 
 
-def test_near_pairs_match_brute_force() -> None:
-    rng = random.Random(7)
-    words = ["the", "a", "refund", "shipping", "order", "price", "store", "card", "item", "how"]
-    items = [(str(i), "".join(rng.choice(words) for _ in range(6))) for i in range(400)]
-    items += [(f"x{i}", items[i][1] + "s") for i in range(0, 400, 25)]
-    expected = set()
-    for i in range(len(items)):
+def brute_force_groups(texts: list[str]) -> list[list[int]]:
+    """Connected components of every pair with a 3-gram Jaccard of at least 0.85."""
+    from ragmeter.near_duplicates import grams
+
+    parent = list(range(len(texts)))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    sets = [grams(text) for text in texts]
+    for i in range(len(texts)):
         for j in range(i):
-            a, b = _grams(items[i][1]), _grams(items[j][1])
-            if len(a & b) / len(a | b) >= 0.85:
-                expected.add((items[j][0], items[i][0]))
-    found = {pair for pair, _ in _near_pairs(items)}
-    assert len(expected) >= 16
-    assert found == expected
+            if len(sets[i] & sets[j]) / len(sets[i] | sets[j]) >= 0.85:
+                parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(texts)):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(g for g in groups.values() if len(g) > 1)
+
+
+def test_near_groups_match_brute_force_in_english_and_chinese() -> None:
+    from ragmeter.near_duplicates import near_groups
+
+    rng = random.Random(7)
+    words = ["the", "a", "refund", "shipping", "order", "price", "退款", "订单", "多久", "how"]
+    texts = ["".join(rng.choice(words) for _ in range(rng.randint(1, 8))) for _ in range(500)]
+    texts += [texts[i] + rng.choice(["s", "吗", "呢"]) for i in range(0, 500, 20)]
+    texts += ["a", "ab", "abc", "abd", "𠀀𠀁😀"]  # shorter than a 3-gram; beyond the BMP
+    expected = brute_force_groups(texts)
+    found = near_groups(texts)
+    assert sum(len(g) for g in expected) >= 40
+    assert sorted(found.groups) == expected
+    assert found.bounded == 0
+
+
+def test_near_duplicates_are_still_found_among_many_distinct_questions() -> None:
+    """Linear-time candidate search (issue 30) loses no pair: 20,000 distinct questions, 60
+    near pairs planted among them, each found, and no bound met."""
+    rng = random.Random(3)
+    vocabulary = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(6)) for _ in range(2000)
+    ]
+    questions = [" ".join(rng.choice(vocabulary) for _ in range(8)) + "?" for _ in range(20_000)]
+    cases = [Case(id=f"q{i}", question=q, ground_truth="x") for i, q in enumerate(questions)]
+    planted = rng.sample(range(20_000), 60)
+    cases += [
+        Case(id=f"near{i}", question=questions[i].replace("?", "s?"), ground_truth="x")
+        for i in planted
+    ]
+    report = lint_cases(cases)
+    near = {tuple(f.case_ids) for f in report.findings if f.code == "near-duplicate-question"}
+    assert near == {(f"q{i}", f"near{i}") for i in planted}
+    assert "near-duplicate-check-bounded" not in codes(report)
+
+
+def test_copies_of_one_question_are_one_group_and_a_bound_is_said() -> None:
+    from ragmeter.near_duplicates import MAX_LOOKED_AT
+
+    cases = [
+        Case(
+            id=f"c{i}",
+            question=f"How long does a refund to a credit card take when paid online, case {i}?",
+            ground_truth="x",
+        )
+        for i in range(MAX_LOOKED_AT - 2)
+    ]
+    report = lint_cases([*healthy_set(), *cases])
+    (near,) = [f for f in report.findings if f.code == "near-duplicate-question"]
+    assert near.case_ids == [case.id for case in cases]
+    assert (
+        near.message.startswith("cases c0, c1, c2") and "nearly the same question" in near.message
+    )
+    assert "near-duplicate-check-bounded" not in codes(report)
+
+    template = [
+        Case(id=f"t{i}", question=f"退款 {i} 需要多久才能到账呢请告诉我", ground_truth="x")
+        for i in range(300)
+    ]
+    bounded = finding(lint_cases(template), "near-duplicate-check-bounded")
+    assert bounded.severity == "info"
+    assert f"at no more than {MAX_LOOKED_AT} questions" in bounded.message
+    assert "may be missing" in bounded.message
 
 
 def test_empty_ground_truth_is_an_error() -> None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import math
+import sys
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from .cases import KNOWN_CATEGORIES, Case, assigned_ids, case_lang
+from .near_duplicates import MAX_COMPARED, MAX_LOOKED_AT, NearGroups, near_groups
 from .plural import counted
+from .text import normalize
 
 Severity = Literal["error", "warning", "info"]
 
@@ -76,29 +79,98 @@ class LintReport(BaseModel):
         return f"{prefix}{counted(self.total, 'case')}{detail}: {found or 'no findings'}"
 
 
-def lint_cases(cases: list[Case], *, source: str = "") -> LintReport:
-    """Check an eval set for size, coverage of tricky cases, duplicates and missing data."""
+def lint_cases(cases: Iterable[Case], *, source: str = "") -> LintReport:
+    """Check an eval set for size, coverage of tricky cases, duplicates and missing data.
+
+    Reads `cases` once, keeping a few fields of each (a :class:`~ragmeter.case_file.CaseFile`
+    is never held whole), and takes time linear in their number."""
+    seen = _Seen()
+    for case in cases:
+        seen.add(case)
     findings: list[Finding] = []
-    findings += _size(cases)
-    findings += _coverage(cases)
-    findings += _duplicates(cases)
-    findings += _missing(cases)
-    findings += _informational(cases)
+    findings += _size(seen.total)
+    findings += _coverage(seen)
+    findings += _duplicates(seen)
+    findings += _missing(seen)
+    findings += _informational(seen)
     order = {"error": 0, "warning": 1, "info": 2}
     findings.sort(key=lambda f: order[f.severity])
-    by_category = Counter(c.category for c in cases)
-    by_lang = Counter(case_lang(c) for c in cases)
     return LintReport(
         source=source,
-        total=len(cases),
-        by_category=dict(by_category.most_common()),
-        by_lang=dict(by_lang.most_common()),
+        total=seen.total,
+        by_category=dict(seen.by_category.most_common()),
+        by_lang=dict(seen.by_lang.most_common()),
         findings=findings,
     )
 
 
-def _size(cases: list[Case]) -> list[Finding]:
-    n = len(cases)
+class _Same:
+    """The cases asking one question (normalised) after the same earlier turns."""
+
+    __slots__ = ("families", "ids")
+
+    def __init__(self, case_id: str, family: str) -> None:
+        self.ids = [case_id]
+        self.families: str | set[str] = family
+
+    def add(self, case_id: str, family: str) -> None:
+        self.ids.append(case_id)
+        if isinstance(self.families, str):
+            if family == self.families:
+                return
+            self.families = {self.families}
+        self.families.add(family)
+
+    @property
+    def family(self) -> str | None:
+        """The one family of these cases, or None when they come from several."""
+        return self.families if isinstance(self.families, str) else None
+
+
+class _Seen:
+    """What the checks need of each case, gathered in one pass."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.by_category: Counter[str] = Counter()
+        self.by_lang: Counter[str] = Counter()
+        self.categories: list[str] = []
+        self.ids: list[str] = []
+        self.any_history = False
+        self.questions: dict[tuple[str, ...], dict[str, _Same]] = defaultdict(dict)
+        self.empty_truth: list[str] = []
+        self.lonely: list[str] = []
+        self.variants: list[str] = []
+        self.numbered: list[str] = []
+
+    def add(self, case: Case) -> None:
+        self.total += 1
+        category = sys.intern(case.category)
+        self.by_category[category] += 1
+        self.by_lang[case_lang(case)] += 1
+        self.categories.append(category)
+        self.ids.append(case.id)
+        self.any_history = self.any_history or bool(case.history)
+        # Cases are only comparable when their earlier turns are the same.
+        earlier = tuple(f"{t.role}:{_normalize(t.content)}" for t in case.history)
+        question = _normalize(case.question)
+        family = _family(case)
+        same = self.questions[earlier].get(question)
+        if same is None:
+            self.questions[earlier][question] = _Same(case.id, family)
+        else:
+            same.add(case.id, family)
+        if not case.ground_truth.strip():
+            self.empty_truth.append(case.id)
+        if case.category == "multi_turn" and not case.history:
+            self.lonely.append(case.id)
+        if family != case.id:
+            self.variants.append(case.id)
+        if assigned_ids([case]):
+            self.numbered.append(case.id)
+
+
+def _size(n: int) -> list[Finding]:
     if n < MIN_CASES:
         return [
             Finding(
@@ -121,8 +193,8 @@ def _size(cases: list[Case]) -> list[Finding]:
     return []
 
 
-def _coverage(cases: list[Case]) -> list[Finding]:
-    categories = {c.category for c in cases}
+def _coverage(seen: _Seen) -> list[Finding]:
+    categories = seen.by_category.keys()
     findings = []
     if "typo" not in categories:
         findings.append(
@@ -142,7 +214,7 @@ def _coverage(cases: list[Case]) -> list[Finding]:
                 "with a ground truth that abstains, to catch confident made-up answers",
             )
         )
-    if "multi_turn" not in categories and not any(c.history for c in cases):
+    if "multi_turn" not in categories and not seen.any_history:
         findings.append(
             Finding(
                 severity="warning",
@@ -155,49 +227,62 @@ def _coverage(cases: list[Case]) -> list[Finding]:
 
 
 def _normalize(text: str) -> str:
-    from .text import normalize
-
     return normalize(unicodedata.normalize("NFKC", text).casefold())
 
 
-def _duplicates(cases: list[Case]) -> list[Finding]:
-    # Cases are only comparable when their earlier turns are the same.
-    groups: dict[tuple[str, ...], list[Case]] = defaultdict(list)
-    for case in cases:
-        groups[tuple(f"{t.role}:{_normalize(t.content)}" for t in case.history)].append(case)
+def _duplicates(seen: _Seen) -> list[Finding]:
     findings = []
-    for group in groups.values():
-        exact: dict[str, list[str]] = defaultdict(list)
-        families: dict[str, set[str]] = defaultdict(set)
-        for case in group:
-            exact[_normalize(case.question)].append(case.id)
-            families[_normalize(case.question)].add(_family(case))
-        for text, ids in exact.items():
-            if len(families[text]) > 1:
+    bounded = 0
+    for questions in seen.questions.values():
+        for same in questions.values():
+            if same.family is None:
                 findings.append(
                     Finding(
                         severity="error",
                         code="duplicate-question",
-                        message=f"cases {_ids(ids)} ask the same question; a duplicate counts "
-                        "twice in every mean: remove or reword all but one",
-                        case_ids=ids,
+                        message=f"cases {_ids(same.ids)} ask the same question; a duplicate "
+                        "counts twice in every mean: remove or reword all but one",
+                        case_ids=same.ids,
                     )
                 )
-        representatives = [(ids[0], text) for text, ids in exact.items() if text]
-        family_of = {ids[0]: families[text] for text, ids in exact.items()}
-        for (a, b), similarity in _near_pairs(representatives):
-            if len(family_of[a] | family_of[b]) == 1:
-                continue  # a variant and its origin (`ragmeter vary`): near by design
-            findings.append(
-                Finding(
-                    severity="warning",
-                    code="near-duplicate-question",
-                    message=f"cases {a} and {b} ask nearly the same question "
-                    f"(similarity {similarity:.2f}); keep both only if the difference matters",
-                    case_ids=[a, b],
-                )
+        # One case per question (the first asking it) stands for the rest.
+        texts = [text for text in questions if text]
+        firsts = [questions[text] for text in texts]
+        near = near_groups(texts, [same.family for same in firsts], NEAR_DUPLICATE_THRESHOLD)
+        bounded += near.bounded
+        for group in near.groups:
+            findings.append(_near_duplicate([firsts[i].ids[0] for i in group], group, near))
+    if bounded:
+        findings.append(
+            Finding(
+                severity="info",
+                code="near-duplicate-check-bounded",
+                message="the near-duplicate check looks, for each question, at no more than "
+                f"{MAX_LOOKED_AT} questions under each part of its 3-grams, nearest in length "
+                f"first, and stops after {MAX_COMPARED} that are not near; "
+                f"{counted(bounded, 'question')} reached a bound (many questions share most "
+                "of their wording), so a near duplicate of them may be missing above",
             )
+        )
     return findings
+
+
+def _near_duplicate(ids: list[str], group: list[int], near: NearGroups) -> Finding:
+    if len(ids) == 2:
+        similarity = near.similarity[(group[0], group[1])]
+        message = (
+            f"cases {ids[0]} and {ids[1]} ask nearly the same question "
+            f"(similarity {similarity:.2f}); keep both only if the difference matters"
+        )
+    else:
+        message = (
+            f"cases {_ids(ids)} ask nearly the same question (each at least "
+            f"{NEAR_DUPLICATE_THRESHOLD:.2f} similar to another of them); keep them all only if "
+            "the differences matter"
+        )
+    return Finding(
+        severity="warning", code="near-duplicate-question", message=message, case_ids=ids
+    )
 
 
 def _family(case: Case) -> str:
@@ -209,45 +294,9 @@ def _family(case: Case) -> str:
     return origin if isinstance(origin, str) and origin else case.id
 
 
-def _grams(text: str, n: int = 3) -> set[str]:
-    if len(text) <= n:
-        return {text}
-    return {text[i : i + n] for i in range(len(text) - n + 1)}
-
-
-def _near_pairs(
-    items: list[tuple[str, str]], threshold: float = NEAR_DUPLICATE_THRESHOLD
-) -> list[tuple[tuple[str, str], float]]:
-    """Pairs of (id, normalised text) whose character 3-gram Jaccard is at least `threshold`.
-
-    Prefix filtering: two sets with Jaccard >= t share at least one of the rarest
-    |A| - ceil(t*|A|) + 1 grams of each, so only pairs sharing a prefix gram are compared.
-    """
-    sets = [_grams(text) for _, text in items]
-    frequency = Counter(g for s in sets for g in s)
-    index: dict[str, list[int]] = defaultdict(list)
-    pairs = []
-    for i, grams in enumerate(sets):
-        ordered = sorted(grams, key=lambda g: (frequency[g], g))
-        prefix = ordered[: len(grams) - math.ceil(threshold * len(grams)) + 1]
-        candidates = {j for g in prefix for j in index[g]}
-        for j in sorted(candidates):
-            other = sets[j]
-            small, large = sorted((len(grams), len(other)))
-            if small < threshold * large:
-                continue
-            shared = len(grams & other)
-            similarity = shared / (len(grams) + len(other) - shared)
-            if similarity >= threshold:
-                pairs.append(((items[j][0], items[i][0]), similarity))
-        for g in prefix:
-            index[g].append(i)
-    return pairs
-
-
-def _missing(cases: list[Case]) -> list[Finding]:
+def _missing(seen: _Seen) -> list[Finding]:
     findings = []
-    empty = [c.id for c in cases if not c.ground_truth.strip()]
+    empty = seen.empty_truth
     if empty:
         findings.append(
             Finding(
@@ -259,7 +308,7 @@ def _missing(cases: list[Case]) -> list[Finding]:
                 case_ids=empty,
             )
         )
-    lonely = [c.id for c in cases if c.category == "multi_turn" and not c.history]
+    lonely = seen.lonely
     if lonely:
         findings.append(
             Finding(
@@ -274,9 +323,9 @@ def _missing(cases: list[Case]) -> list[Finding]:
     return findings
 
 
-def _informational(cases: list[Case]) -> list[Finding]:
+def _informational(seen: _Seen) -> list[Finding]:
     findings = []
-    unknown = Counter(c.category for c in cases if c.category not in KNOWN_CATEGORIES)
+    unknown = {c: n for c, n in seen.by_category.items() if c not in KNOWN_CATEGORIES}
     if unknown:
         names = ", ".join(f"'{name}' ({count})" for name, count in sorted(unknown.items()))
         findings.append(
@@ -285,10 +334,12 @@ def _informational(cases: list[Case]) -> list[Finding]:
                 code="unknown-category",
                 message=f"custom categories {names}; they are reported like the built-in ones "
                 f"({', '.join(KNOWN_CATEGORIES)}): check the spelling if not intended",
-                case_ids=[c.id for c in cases if c.category in unknown],
+                case_ids=[
+                    i for i, c in zip(seen.ids, seen.categories, strict=True) if c in unknown
+                ],
             )
         )
-    variants = [c.id for c in cases if _family(c) != c.id]
+    variants = seen.variants
     if variants:
         findings.append(
             Finding(
@@ -301,7 +352,7 @@ def _informational(cases: list[Case]) -> list[Finding]:
                 case_ids=variants,
             )
         )
-    numbered = assigned_ids(cases)
+    numbered = seen.numbered
     if numbered:
         findings.append(
             Finding(

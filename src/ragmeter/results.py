@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -367,12 +368,13 @@ class RunResult(BaseModel):
 
         return to_pandas(self)
 
-    def to_csv(self, path: str | Path) -> Path:
+    def to_csv(self, path: str | Path, *, overwrite: bool = False) -> Path:
         """Write the table of :meth:`to_pandas` as CSV (no pandas needed; lists and objects as
-        JSON text, an empty cell for a missing score or reason); return the path."""
+        JSON text, an empty cell for a missing score or reason); return the path. A run or a
+        baseline at `path` is replaced only with `overwrite`."""
         from .table import to_csv
 
-        return to_csv(self, path)
+        return to_csv(self, path, overwrite=overwrite)
 
 
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:
@@ -458,10 +460,49 @@ def prepare_out_dir(out: str | Path, *, overwrite: bool = False) -> Path:
     return path
 
 
-def prepare_out_file(out: str | Path, option: str, example: str = "report") -> Path:
+_RUN_HEAD = re.compile(r'\s*\{\s*"schema_version"\s*:\s*\d+\s*,\s*"judge"\s*:\s*\{')
+_RUN_KEYS = frozenset({"schema_version", "judge", "summary", "cases"})
+_PARSED_WHOLE = 64 << 20
+
+
+def holds_run(path: str | Path) -> bool:
+    """Whether `path` is a file holding a ragmeter run (a results.json, or a baseline, which
+    is one), told by its content, whatever its name: a JSON object with `schema_version`,
+    `judge`, `summary` and `cases`. A file over 64 MB is told by how ragmeter writes one
+    (`schema_version` then `judge` first), without reading it whole."""
+    path = Path(path)
+    try:
+        if not path.is_file():
+            return False
+        with path.open("rb") as handle:
+            if path.stat().st_size > _PARSED_WHOLE:
+                head = handle.read(4096).decode("utf-8", "replace")
+                return _RUN_HEAD.match(head) is not None
+            data = json.loads(handle.read())
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.keys() >= _RUN_KEYS
+
+
+def refuse_overwriting_run(path: str | Path, option: str, *, overwrite: bool = False) -> None:
+    """Raise ConfigError when `path` holds a ragmeter run (or a baseline) and `overwrite` is
+    not given: no command replaces one unless told."""
+    from ._exceptions import ConfigError
+
+    if not overwrite and holds_run(path):
+        raise ConfigError(
+            f"{option} {path} holds a ragmeter run (a results.json or a baseline); pass "
+            "--overwrite to replace it, or choose another file"
+        )
+
+
+def prepare_out_file(
+    out: str | Path, option: str, example: str = "report", *, overwrite: bool = False
+) -> Path:
     """The file `out` names, checked before any work as :func:`prepare_out_dir` checks a
-    directory: not a directory itself, and its directory can be created and written to.
-    Raises ConfigError naming `option` and how to fix it."""
+    directory: not a directory itself, not a run or a baseline unless `overwrite`, and its
+    directory can be created and written to. Raises ConfigError naming `option` and how to
+    fix it."""
     from ._exceptions import ConfigError
 
     path = Path(out)
@@ -469,6 +510,7 @@ def prepare_out_file(out: str | Path, option: str, example: str = "report") -> P
         raise ConfigError(
             f"{option} {out}: is a directory; give a file to write, e.g. {path / example}"
         )
+    refuse_overwriting_run(path, option, overwrite=overwrite)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=path.parent):
@@ -773,9 +815,11 @@ __all__ = [
     "RunResult",
     "RunSummary",
     "UnscoredGroup",
+    "holds_run",
     "load_run",
     "prepare_out_dir",
     "prepare_out_file",
+    "refuse_overwriting_run",
     "save_run",
     "write_atomic",
 ]

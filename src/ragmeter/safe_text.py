@@ -18,4 +18,13 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
-__all__ = ["printable"]
+_RAW_IN_JSON = re.compile(r"[\x7f-\x9f]")
+
+
+def json_escaped(text: str) -> str:
+    """JSON text (from `json.dumps`, which escapes C0 controls but writes DEL and the C1
+    controls raw) with those written as `\\u00NN` escapes too: the same data, no control byte."""
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+__all__ = ["json_escaped", "printable"]

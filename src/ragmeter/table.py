@@ -10,6 +10,7 @@ import csv
 import importlib
 import io
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,7 +89,9 @@ def rows(result: RunResult) -> list[dict[str, Any]]:
 
 def to_csv_text(result: RunResult) -> str:
     """The table as CSV: lists and objects as JSON text (as ragmeter reads CSV cells), an
-    empty cell for a missing score or reason."""
+    empty cell for a missing score or reason. A text cell a spreadsheet would take for a
+    formula (it starts with =, +, -, @, a tab or a carriage return, and is not a plain number)
+    starts with a single quote instead, as OWASP advises against CSV injection."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     names = columns(result)
@@ -105,14 +108,27 @@ def _cell(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, default=str)
     if isinstance(value, float):
         return repr(value)
-    return str(value)
+    return neutralized(str(value))
 
 
-def to_csv(result: RunResult, path: str | Path) -> Path:
-    """Write the table to `path` (UTF-8, written atomically); return the path."""
-    from .results import write_atomic
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def neutralized(text: str) -> str:
+    """`text`, with a single quote before it when a spreadsheet would run it as a formula."""
+    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def to_csv(result: RunResult, path: str | Path, *, overwrite: bool = False) -> Path:
+    """Write the table to `path` (UTF-8, written atomically); return the path. A run or a
+    baseline at `path` is replaced only with `overwrite` (ConfigError otherwise)."""
+    from .results import refuse_overwriting_run, write_atomic
 
     path = Path(path).expanduser()
+    refuse_overwriting_run(path, "to_csv:", overwrite=overwrite)
     write_atomic(path, to_csv_text(result))
     return path
 

@@ -130,10 +130,16 @@ def baseline(
         None, "--to", help="Baseline file to write (default: `gate.baseline` from the config)."
     ),
     config: ConfigOpt = None,
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace a run's own results.json at --to (refused otherwise)."
+    ),
 ) -> None:
-    """Promote a run to the baseline (atomically), so the gate tightens as the pipeline improves."""
+    """Promote a run to the baseline (atomically), so the gate tightens as the pipeline improves.
+
+    The baseline file it replaces is the one it promotes to; another run's results (a run
+    directory, or its results.json) is replaced only with --overwrite."""
     from ..config import load_settings
-    from ..results import load_run, run_json, write_atomic
+    from ..results import RESULTS_FILE, load_run, refuse_overwriting_run, run_json, write_atomic
 
     with user_errors():
         target = to or (Path(p) if (p := load_settings(config).gate.baseline) else None)
@@ -141,8 +147,19 @@ def baseline(
             fail("no baseline file: pass --to FILE (or set [gate] baseline in ragmeter.toml)")
         run = load_run(new)
         if target.is_dir():
-            target = target / "results.json"
+            target = target / RESULTS_FILE
+        if target.name == RESULTS_FILE and not _same_file(target, new):
+            refuse_overwriting_run(target, "--to", overwrite=overwrite)
         write_atomic(target, run_json(run))
     typer.echo(
         f"baseline written to {target} ({run.summary.n_cases} cases, judge {run.judge.key()})"
     )
+
+
+def _same_file(target: Path, run: Path) -> bool:
+    """Whether `target` is the results file of `run` (a directory or its results.json)."""
+    source = run / "results.json" if run.is_dir() else run
+    try:
+        return target.exists() and target.samefile(source)
+    except OSError:
+        return False

@@ -54,6 +54,9 @@ def generate(
     ),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="LLM call cache location."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the cache."),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace a run or a baseline at --out (refused otherwise)."
+    ),
 ) -> None:
     """Build an eval set from a folder of documents: questions with ground truths and the
     chunk they come from.
@@ -74,6 +77,7 @@ def generate(
     """
     from ..generate import generate_extractive, generate_llm, load_documents, write_generated
     from ..report.generate import render_generated, skipped_lines
+    from ..results import refuse_overwriting_run
 
     if llama and base_url is not None:
         fail("--llama serves its own model: drop --base-url (or drop --llama)")
@@ -89,6 +93,7 @@ def generate(
     with user_errors():
         if out.expanduser().suffix.lower() != ".jsonl":
             fail(f"--out {out}: the eval set is written as JSONL; name it *.jsonl")
+        refuse_overwriting_run(out.expanduser(), "--out", overwrite=overwrite)
         documents, skipped_files = load_documents(docs, lang)
         if not documents:
             for line in skipped_lines(skipped_files):

@@ -23,14 +23,17 @@ def lint(
     cannot be loaded.
     """
     as_json = wants_json(output_format, legacy_json)
-    from ..cases import load_cases
+    from ..cases import open_cases
     from ..lint import lint_cases
 
     with user_errors():
-        cases = load_cases(file)
-    report = lint_cases(cases, source=str(file))
+        cases = open_cases(file)  # .jsonl: read case by case, as `run` reads it
+        report = lint_cases(cases, source=str(file))
     if as_json:
-        typer.echo(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        from ..safe_text import json_escaped
+
+        text = json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2)
+        typer.echo(json_escaped(text))
     else:
         from ..report.lint import render_lint
 

@@ -23,6 +23,9 @@ def report(
         None, "--out", "--output", "-o", help="Write to this file instead of standard output."
     ),
     max_failures: FailuresLimitOpt = 10,
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace a run or a baseline at --out (refused otherwise)."
+    ),
 ) -> None:
     """Show a stored run: terminal (default), Markdown, HTML, JUnit XML or JSON."""
     from ..report.inputs import report_inputs
@@ -32,7 +35,8 @@ def report(
     with user_errors():
         if output is not None:
             example = {"md": "report.md", "html": "report.html", "junit": "junit.xml"}
-            prepare_out_file(output, "--out", example.get(fmt, f"report.{fmt}"))
+            report_name = example.get(fmt, f"report.{fmt}")
+            prepare_out_file(output, "--out", report_name, overwrite=overwrite)
         result = load_run(run_dir)
         base = load_run(baseline) if baseline else None
         inputs = report_inputs(result, base, max_failures=max_failures)

@@ -43,6 +43,9 @@ def vary(
     limit: int = typer.Option(
         None, "--limit", min=1, help="At most N variants of each kind (origins picked by the seed)."
     ),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace a run or a baseline at --out (refused otherwise)."
+    ),
 ) -> None:
     """Metamorphic variants of an eval set, with the direction each metric should move.
 
@@ -54,7 +57,7 @@ def vary(
     Exit code 0 when written, 2 when the eval set, --answers or the options are at fault.
     """
     if ctx.invoked_subcommand is not None:
-        if cases or out or kinds or answers or limit:
+        if cases or out or kinds or answers or limit or overwrite:
             fail(f"`vary {ctx.invoked_subcommand}` takes its own options; give them after it")
         return
     if cases is None and out is None:
@@ -63,12 +66,14 @@ def vary(
     if cases is None or out is None:
         fail("give both --cases FILE and --out FILE.jsonl (or `ragmeter vary check RUN`)")
     from ..cases import load_cases
+    from ..results import refuse_overwriting_run
     from ..vary import attach_outputs, load_outputs, parse_kinds, vary_cases, write_cases
 
     with user_errors():
         chosen = parse_kinds(kinds)
         if out.expanduser().resolve() == cases.expanduser().resolve():
             fail(f"--out {out}: that is the eval set itself; write the varied set elsewhere")
+        refuse_overwriting_run(out.expanduser(), "--out", overwrite=overwrite)
         eval_cases = load_cases(cases)
         if answers is not None:
             eval_cases = attach_outputs(eval_cases, load_outputs(answers), source=str(answers))
@@ -114,7 +119,10 @@ def check(
     with user_errors():
         result = load_check(run, tolerance=tolerance)
     if as_json:
-        typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        from ..safe_text import json_escaped
+
+        text = json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2)
+        typer.echo(json_escaped(text))
     else:
         from ..report.vary import render_vary_check
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .safe import printable
 from .words import counted
 
 if TYPE_CHECKING:
@@ -24,11 +25,13 @@ def render_generated(
     cats = ", ".join(f"{name} {count}" for name, count in result.by_category.items())
     langs = ", ".join(f"{name} {count}" for name, count in result.by_lang.items())
     console.print(
-        f"wrote {counted(len(result.cases), 'case')} to {out} ({cats}; {langs}) from "
-        f"{counted(result.documents, 'document')}, {counted(result.chunks, 'chunk')} "
-        f"({result.mode} mode"
-        + (f", {counted(result.calls, 'call')}" if result.mode == "llm" else "")
-        + ")",
+        printable(
+            f"wrote {counted(len(result.cases), 'case')} to {out} ({cats}; {langs}) from "
+            f"{counted(result.documents, 'document')}, {counted(result.chunks, 'chunk')} "
+            f"({result.mode} mode"
+            + (f", {counted(result.calls, 'call')}" if result.mode == "llm" else "")
+            + ")"
+        ),
         soft_wrap=True,
         markup=False,
     )
@@ -54,9 +57,13 @@ def render_generated(
         shown = ", ".join(items[:_SHOWN])
         more = f", … ({len(items)} in all)" if len(items) > _SHOWN else ""
         console.print(
-            f"  left out {len(items)}: {reason} ({shown}{more})", soft_wrap=True, markup=False
+            printable(f"  left out {len(items)}: {reason} ({shown}{more})"),
+            soft_wrap=True,
+            markup=False,
         )
-    console.print(f"next: review {out}, then ragmeter lint {out}", soft_wrap=True, markup=False)
+    console.print(
+        printable(f"next: review {out}, then ragmeter lint {out}"), soft_wrap=True, markup=False
+    )
 
 
 def skipped_lines(skipped_files: Sequence[SkippedFile]) -> list[str]:
@@ -70,5 +77,5 @@ def skipped_lines(skipped_files: Sequence[SkippedFile]) -> list[str]:
             f", … ({len(paths)} in all)" if len(paths) > _SHOWN else ""
         )
         what = f"{len(paths)} files ({shown})" if len(paths) > 1 else shown
-        lines.append(f"  skipped {what}: {reason}")
+        lines.append(printable(f"  skipped {what}: {reason}"))
     return lines

@@ -12,12 +12,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import heapq
+import html
 import json
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import asdict
-from html import escape
 from importlib.resources import files
 from typing import Any
 from urllib.parse import quote
@@ -33,6 +33,7 @@ from .calibration import calibration_lines
 from .comparison import ci_label, diff_rows
 from .failures import worst_failures
 from .inputs import ReportInputs
+from .safe import json_escaped, printable
 from .words import counted, readable_time, spend_line
 
 COLORS = ("#0969da", "#8250df", "#bf8700", "#1a7f37")
@@ -43,6 +44,11 @@ _ERROR_TRAP = (
     "b.textContent='report script error: '+String(e.message);"
     "document.body&&document.body.prepend(b);});"
 )
+
+
+def escape(text: str) -> str:
+    """Text made inert in HTML, its control characters shown as `\\xNN`."""
+    return html.escape(printable(text))
 
 
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -59,8 +65,9 @@ def _asset(name: str) -> str:
 
 
 def json_for_script(data: Any) -> str:
-    """JSON that is safe inside a <script> element: no `<`, `>` or `&` survive."""
-    text = json.dumps(data, ensure_ascii=False)
+    """JSON that is safe inside a <script> element: no `<`, `>` or `&` survive, and no control
+    character is written raw."""
+    text = json_escaped(json.dumps(data, ensure_ascii=False))
     return (
         text.replace("<", "\\u003c")
         .replace(">", "\\u003e")

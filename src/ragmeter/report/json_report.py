@@ -9,6 +9,7 @@ from typing import Any
 from .calibration import calibration_dict
 from .failures import worst_failures
 from .inputs import ReportInputs
+from .safe import json_escaped
 from .words import spend_dict
 
 
@@ -69,4 +70,4 @@ def _failures(report: ReportInputs) -> dict[str, Any]:
 
 def render_json(report: ReportInputs) -> str:
     """The `json` renderer."""
-    return json.dumps(report_dict(report), ensure_ascii=False, indent=2) + "\n"
+    return json_escaped(json.dumps(report_dict(report), ensure_ascii=False, indent=2)) + "\n"

@@ -13,13 +13,15 @@ import xml.etree.ElementTree as ET
 from ..vocabulary import METRICS
 from .failures import explain
 from .inputs import ReportInputs
+from .safe import printable
 
-_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_INVALID_XML = re.compile("[\ufffe\uffff]")
 
 
 def _clean(text: str) -> str:
-    """Drop characters XML 1.0 cannot carry (escaping is ElementTree's job)."""
-    return _INVALID_XML.sub("", text)
+    """Control characters (most of which XML 1.0 cannot carry) shown as `\\xNN`, and the two
+    noncharacters it cannot carry dropped (escaping is ElementTree's job)."""
+    return _INVALID_XML.sub("", printable(text))
 
 
 def render_junit(report: ReportInputs) -> str:

@@ -12,6 +12,7 @@ from .calibration import calibration_lines
 from .comparison import ci_label, diff_rows
 from .failures import worst_failures
 from .inputs import ReportInputs
+from .safe import printable
 from .words import counted, spend_line
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
@@ -29,8 +30,9 @@ def no_mentions(text: str) -> str:
 
 
 def md_escape(text: str, limit: int | None = None) -> str:
-    """User text made inert in Markdown (and its inline HTML), on one line, mentioning nobody."""
-    text = " ".join(text.split())
+    """User text made inert in Markdown (and its inline HTML), on one line, mentioning nobody,
+    its control characters shown as `\\xNN`."""
+    text = printable(" ".join(text.split()))
     if limit is not None and len(text) > limit:
         text = text[: limit - 1] + "…"
     return no_mentions(_MD_SPECIAL.sub(r"\\\1", text).replace("&", "&amp;"))
@@ -38,8 +40,8 @@ def md_escape(text: str, limit: int | None = None) -> str:
 
 def md_code(text: str, limit: int = 80) -> str:
     """User text as an inline code span (backticks cannot close it), cut at a word boundary
-    with an ellipsis when it is longer than `limit`."""
-    text = " ".join(text.split()).replace("`", "'")
+    with an ellipsis when it is longer than `limit`; its control characters shown as `\\xNN`."""
+    text = printable(" ".join(text.split())).replace("`", "'")
     if len(text) > limit:
         cut = text[: limit - 1]
         space = cut.rfind(" ", limit // 2)
@@ -170,4 +172,5 @@ def render_markdown(report: ReportInputs) -> str:
         lines += ["", "</details>"]
     else:
         lines.append("None.")
-    return "\n".join(lines) + "\n"
+    # Our own lines quote results.json too (spend, calibration): no control byte gets out.
+    return printable("\n".join(lines) + "\n")

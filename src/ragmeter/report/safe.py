@@ -3,6 +3,6 @@ in :mod:`ragmeter.safe_text`, where core modules can use it too)."""
 
 from __future__ import annotations
 
-from ..safe_text import printable
+from ..safe_text import json_escaped, printable
 
-__all__ = ["printable"]
+__all__ = ["json_escaped", "printable"]

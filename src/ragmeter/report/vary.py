@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich import box
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ..vary_check import DIRECTION_LABELS, reasons
+from .safe import printable
 from .words import counted
 
 if TYPE_CHECKING:
@@ -33,8 +34,10 @@ def render_variation(variation: Variation, out: Path, console: Console) -> None:
     made = ", ".join(f"{kind} {n}" for kind, n in variation.made.items())
     originals = len(variation.cases) - variation.n_variants
     console.print(
-        f"wrote {len(variation.cases)} cases to {out}: {originals} originals and "
-        f"{variation.n_variants} variants ({made})",
+        printable(
+            f"wrote {len(variation.cases)} cases to {out}: {originals} originals and "
+            f"{variation.n_variants} variants ({made})"
+        ),
         soft_wrap=True,
         markup=False,
     )
@@ -44,15 +47,17 @@ def render_variation(variation: Variation, out: Path, console: Console) -> None:
         ids = ", ".join(skipped.case_ids[:_SHOWN])
         more = f", … ({len(skipped.case_ids)} in all)" if len(skipped.case_ids) > _SHOWN else ""
         console.print(
-            f"  {skipped.kind}: {counted(len(skipped.case_ids), 'case')}, {skipped.reason} "
-            f"({ids}{more})",
+            printable(
+                f"  {skipped.kind}: {counted(len(skipped.case_ids), 'case')}, {skipped.reason} "
+                f"({ids}{more})"
+            ),
             soft_wrap=True,
             markup=False,
         )
     fixed = all(case.answer is not None for case in variation.cases)
     how = "" if fixed else " --pipeline MODULE:FUNCTION (or --endpoint URL)"
     console.print(
-        f"next: ragmeter run --cases {out}{how} --out DIR, then ragmeter vary check DIR",
+        printable(f"next: ragmeter run --cases {out}{how} --out DIR, then ragmeter vary check DIR"),
         soft_wrap=True,
         markup=False,
     )
@@ -62,7 +67,9 @@ def render_vary_check(result: VaryCheck, console: Console, *, max_broken: int = 
     """Print the table of variant kind x metric, the broken pairs (largest move first, at
     most `max_broken`) and the reasons pairs were unscored or not checked."""
     console.print(
-        f"{result.source}: {result.variants} variants; 'same' within ±{result.tolerance:g}",
+        printable(
+            f"{result.source}: {result.variants} variants; 'same' within ±{result.tolerance:g}"
+        ),
         soft_wrap=True,
         markup=False,
     )
@@ -82,7 +89,7 @@ def render_vary_check(result: VaryCheck, console: Console, *, max_broken: int = 
     for row in result.rows:
         if row.kind != kind:
             kind = row.kind
-            table.add_row(f"[bold]{escape(kind)}[/bold]")
+            table.add_row(Text(printable(kind), style="bold"))
         table.add_row(
             f"  {row.metric}",
             DIRECTION_LABELS[row.expected],
@@ -97,7 +104,7 @@ def render_vary_check(result: VaryCheck, console: Console, *, max_broken: int = 
     if broken:
         console.print(f"\nbroken ({len(broken)}), largest move first:", markup=False)
     for outcome in broken[:max_broken]:
-        console.print(f"  {_describe(outcome)}", soft_wrap=True, markup=False)
+        console.print(printable(f"  {_describe(outcome)}"), soft_wrap=True, markup=False)
     if len(broken) > max_broken:
         console.print(f"  … and {len(broken) - max_broken} more (--limit)", markup=False)
     for status, title in _NOT_JUDGED:
@@ -107,7 +114,9 @@ def render_vary_check(result: VaryCheck, console: Console, *, max_broken: int = 
         for reason, n, ids in found:
             more = f", … ({len(ids)} variants)" if len(ids) > _SHOWN_PAIRS else ""
             console.print(
-                f"  {counted(n, 'pair')}: {reason} ({', '.join(ids[:_SHOWN_PAIRS])}{more})",
+                printable(
+                    f"  {counted(n, 'pair')}: {reason} ({', '.join(ids[:_SHOWN_PAIRS])}{more})"
+                ),
                 soft_wrap=True,
                 markup=False,
             )
