@@ -8,8 +8,9 @@ BIN    := $(VENV)/bin
 BASE   := $(VENV)/.ragmeter-base
 DEV    := $(VENV)/.ragmeter-dev
 LLAMA  := $(VENV)/.ragmeter-llama-small
+DOCS   := $(VENV)/.ragmeter-docs
 
-.PHONY: demo test test-slow lint bench venv clean train-verifier
+.PHONY: demo test test-slow lint docs bench venv clean train-verifier
 
 venv: $(DEV)
 
@@ -24,6 +25,11 @@ $(BASE): pyproject.toml | $(VENV)/bin/python
 # The framework extras too, so their adapters are tested.
 $(DEV): $(BASE)
 	$(BIN)/python -m pip install --quiet -e '.[dev,langchain,llamaindex]'
+	touch $@
+
+# MkDocs, Material and mkdocstrings for `make docs`; nothing else needs them.
+$(DOCS): $(BASE)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
 	touch $@
 
 $(LLAMA): $(DEV)
@@ -65,5 +71,11 @@ lint: $(DEV)
 	$(BIN)/ruff check src tests bench examples train
 	$(BIN)/mypy
 
+# The guide in docs/ and the API reference from the docstrings, as a site in site/. --strict
+# turns every warning (a broken link or anchor, a page missing from the nav) into a failure;
+# nothing is fetched at build time (mkdocs.yml: theme.font false, no downloading plugins).
+docs: $(DOCS)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d site/
+
 clean:
-	rm -rf $(VENV) ragmeter-out
+	rm -rf $(VENV) ragmeter-out site

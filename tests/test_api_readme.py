@@ -1,6 +1,7 @@
-"""The README's "Python API" section runs as written and prints what it shows.
+"""The guide's "Python API" page (docs/python-api.md, once the README's section) runs as written
+and prints what it shows.
 
-Every ```python block of the section runs, in order, in one namespace (in a temporary working
+Every ```python block of the page runs, in order, in one namespace (in a temporary working
 directory); a ```text block right after one is the output it must print (compared line by
 line, runs of spaces collapsed). A block that imports pandas is skipped, with the rest, when
 pandas is not installed.
@@ -17,19 +18,15 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "python-api.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 
-def section(text: str, title: str) -> str:
-    start = text.index(f"\n## {title}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start : end if end != -1 else None]
-
-
 def examples() -> list[tuple[str, str | None]]:
-    """(code, expected output or None) for each python block of the section."""
-    blocks = FENCE.findall(section(README.read_text(encoding="utf-8"), "Python API"))
+    """(code, expected output or None) for each python block of the page."""
+    text = PAGE.read_text(encoding="utf-8")
+    assert text.startswith("# Python API\n"), "docs/python-api.md no longer opens with its title"
+    blocks = FENCE.findall(text)
     found: list[tuple[str, str | None]] = []
     for (lang, body), following in zip(blocks, [*blocks[1:], ("", "")], strict=True):
         if lang == "python":
@@ -41,14 +38,14 @@ def squeeze(text: str) -> list[str]:
     return [" ".join(line.split()) for line in text.strip().splitlines()]
 
 
-def test_the_section_has_runnable_examples_with_outputs():
+def test_the_page_has_runnable_examples_with_outputs():
     blocks = examples()
     assert len(blocks) >= 3
     assert blocks[0][1] is not None and "ragmeter.evaluate(rows)" in blocks[0][0]
     assert any("pd.DataFrame" in code for code, _ in blocks)
 
 
-def test_readme_python_api_examples_run_as_written(tmp_path, monkeypatch):
+def test_the_python_api_page_examples_run_as_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "readme_example"}
     for code, expected in examples():
@@ -56,7 +53,7 @@ def test_readme_python_api_examples_run_as_written(tmp_path, monkeypatch):
             pytest.skip("pandas is not installed: the DataFrame example and those after it")
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(code, str(README), "exec"), namespace)
+            exec(compile(code, str(PAGE), "exec"), namespace)
         if expected is not None:
             assert squeeze(out.getvalue()) == squeeze(expected), code
 

@@ -1,7 +1,7 @@
-"""Both judge families give each edge case the same meaning (`rules.precheck`, README "Edge
-cases"): the same edge cases go through the local judge and the LLM judge (JSON and verifier
-modes, against the shipped fake server and its Smart responder), and every metric must end
-with the same status, reason, reason code, and the score wherever a rule fixes it.
+"""Both judge families give each edge case the same meaning (`rules.precheck`; "Edge cases" in
+docs/pipelines.md): the same edge cases go through the local judge and the LLM judge (JSON
+and verifier modes, against the shipped fake server and its Smart responder), and every metric
+must end with the same status, reason, reason code, and the score wherever a rule fixes it.
 
 What each family did before precheck (issue 14) and what both do now, called directly (the
 runner already gave a blank answer 0 on faithfulness and relevancy under any judge). F =

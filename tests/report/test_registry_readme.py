@@ -1,5 +1,5 @@
-"""The README's renderer plugin example ("Reports") works with the renderer protocol: it takes
-one ReportInputs and reads the comparison the caller computed."""
+"""The guide's renderer plugin example (docs/reports.md, once the README's "Reports") works with
+the renderer protocol: it takes one ReportInputs and reads the comparison the caller computed."""
 
 from __future__ import annotations
 
@@ -10,13 +10,12 @@ from factories import uniform_run
 from ragmeter.report.inputs import report_inputs
 from ragmeter.report.registry import Renderer
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "reports.md"
 
 
 def _readme_renderer() -> Renderer:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("\n## Reports\n")
-    reports = text[start : text.index("\n## ", start + 1)]
+    reports = PAGE.read_text(encoding="utf-8")
+    assert reports.startswith("# Reports\n"), "docs/reports.md no longer opens with its title"
     (code,) = re.findall(r"^```python\n(.*?)^```$", reports, re.MULTILINE | re.DOTALL)
     namespace: dict[str, object] = {}
     exec(code, namespace)

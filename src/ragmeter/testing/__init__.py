@@ -1,6 +1,6 @@
 """Test doubles shipped with ragmeter, public as httpx's MockTransport is: an OpenAI-compatible
 fake server with fault injection, for testing code that runs ragmeter with an LLM judge offline
-(README: "Testing your code against a fake judge endpoint").
+(the guide: "Testing your code against a fake judge endpoint", docs/python-api.md).
 
     with FakeOpenAI(responder=Smart(), faults=[Fault("rate_limit", times=1)]) as server:
         judge = ragmeter.judge("openai", model="fake", base_url=server.base_url)
