@@ -69,6 +69,7 @@ train-verifier: train/.venv/.installed
 # mypy reads its settings (files, overrides) from [tool.mypy] in pyproject.toml.
 lint: $(DEV)
 	$(BIN)/ruff check src tests bench examples train
+	$(BIN)/ruff format --check src tests bench examples train
 	$(BIN)/mypy
 
 # The guide in docs/ and the API reference from the docstrings, as a site in site/. --strict

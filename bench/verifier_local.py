@@ -59,8 +59,14 @@ def load(name: str, limit: int) -> list[LabelledCase]:
 
 
 def case_scores(case: LabelledCase, verifier: Verifier, store: EmbeddingStore) -> dict[str, Any]:
-    sample = Sample(case_id=case.id, question=case.question, history=case.history,
-                    contexts=case.contexts, answer=case.answer, lang=case.lang or "en")
+    sample = Sample(
+        case_id=case.id,
+        question=case.question,
+        history=case.history,
+        contexts=case.contexts,
+        answer=case.answer,
+        lang=case.lang or "en",
+    )
     settings = LocalSettings()
     view = build_view(sample, ("faithfulness",), settings, store)
     local = score_faithfulness(view)
@@ -75,8 +81,9 @@ def case_scores(case: LabelledCase, verifier: Verifier, store: EmbeddingStore) -
             pairs.append((item.claim, case.contexts[0][:480]))
             continue
         chunk = case.contexts[w.chunk]
-        pairs.append((item.claim, passage_around(chunk, w.start, w.end,
-                                                 sentences(chunk, view.lang))))
+        pairs.append(
+            (item.claim, passage_around(chunk, w.start, w.end, sentences(chunk, view.lang)))
+        )
     probs = verifier.probabilities(pairs)
     ver, blend = [], []
     for item, p in zip(items, probs, strict=True):
@@ -84,8 +91,12 @@ def case_scores(case: LabelledCase, verifier: Verifier, store: EmbeddingStore) -
         ver.append(0.0 if hard else p)
         credit = claim_credit(item, settings.unsupported_credit)
         blend.append(0.0 if hard else (credit + p) / 2)
-    out.update(verifier=sum(ver) / len(ver), verifier_min=min(ver),
-               blend=sum(blend) / len(blend), claims=len(items))
+    out.update(
+        verifier=sum(ver) / len(ver),
+        verifier_min=min(ver),
+        blend=sum(blend) / len(blend),
+        claims=len(items),
+    )
     return out
 
 
@@ -102,8 +113,13 @@ def minimal_pairs(verifier: Verifier, store: EmbeddingStore) -> list[dict[str, A
         row: dict[str, Any] = {"id": pair["id"], "kind": pair["kind"]}
         for side in ("faithful", "unfaithful"):
             answer = pair[side]
-            sample = Sample(case_id=pair["id"], question="", contexts=[pair["evidence"]],
-                            answer=answer, lang=pair["lang"])
+            sample = Sample(
+                case_id=pair["id"],
+                question="",
+                contexts=[pair["evidence"]],
+                answer=answer,
+                lang=pair["lang"],
+            )
             view = build_view(sample, ("faithfulness",), LocalSettings(), store)
             row[side] = {
                 "verifier": verifier.probabilities([(answer, pair["evidence"])])[0],
@@ -154,8 +170,10 @@ def main() -> None:
             for scorer in ("verifier", "local", "overlap")
         }
         payload["minimal_pairs"] = {"n": len(pairs), "faithful_above": wins, "pairs": pairs}
-        print(f"minimal pairs, faithful answer above the unfaithful one (of {len(pairs)}): "
-              + ", ".join(f"{k} {v}" for k, v in wins.items()))
+        print(
+            f"minimal pairs, faithful answer above the unfaithful one (of {len(pairs)}): "
+            + ", ".join(f"{k} {v}" for k, v in wins.items())
+        )
     write_json(args.name, payload)
 
     def cell(m: dict[str, Any]) -> str:
@@ -166,8 +184,10 @@ def main() -> None:
 
     print_table(
         ["set", "n", "measure", *VARIANTS],
-        [[r["set"], str(r["n_scored"]), r["local"]["name"], *(cell(r[v]) for v in VARIANTS)]
-         for r in rows],
+        [
+            [r["set"], str(r["n_scored"]), r["local"]["name"], *(cell(r[v]) for v in VARIANTS)]
+            for r in rows
+        ],
     )
 
 

@@ -21,7 +21,6 @@ HAS_PANDAS = importlib.util.find_spec("pandas") is not None
 needs_pandas = pytest.mark.skipif(not HAS_PANDAS, reason="pandas is not installed")
 
 
-
 class EchoJudge:
     """Scores 1.0 when the answer appears in a context, else 0.0; records what it saw."""
 

@@ -63,14 +63,25 @@ def comparable(path: Path) -> dict:
 
 
 def test_three_shards_merge_into_the_unsharded_run(tmp_path: Path, cases: Path) -> None:
-    whole = invoke("run", "--cases", cases, "--pipeline", PIPELINE, "-o", tmp_path / "whole",
-                   "--no-progress")
+    whole = invoke(
+        "run", "--cases", cases, "--pipeline", PIPELINE, "-o", tmp_path / "whole", "--no-progress"
+    )
     assert whole.exit_code == 0, whole.output
     shard_dirs = []
     for index in (3, 1, 2):  # any order
         out = tmp_path / f"shard{index}"
-        result = invoke("run", "--cases", cases, "--pipeline", PIPELINE, "--shard", f"{index}/3",
-                        "-o", out, "--no-progress")
+        result = invoke(
+            "run",
+            "--cases",
+            cases,
+            "--pipeline",
+            PIPELINE,
+            "--shard",
+            f"{index}/3",
+            "-o",
+            out,
+            "--no-progress",
+        )
         assert result.exit_code == 0, result.output
         assert load_run(out).run.shard == f"{index}/3"
         shard_dirs.append(out)
@@ -93,13 +104,23 @@ def test_three_shards_merge_into_the_unsharded_run(tmp_path: Path, cases: Path) 
     assert gate.exit_code in (0, 1), gate.output
 
 
-def test_shards_of_different_runs_or_missing_ones_are_refused(
-    tmp_path: Path, cases: Path
-) -> None:
+def test_shards_of_different_runs_or_missing_ones_are_refused(tmp_path: Path, cases: Path) -> None:
     for spec in ("1/2", "2/2", "1/3"):
         out = tmp_path / spec.replace("/", "of")
-        result = invoke("run", "--cases", cases, "--pipeline", PIPELINE, "--shard", spec,
-                        "-o", out, "--no-progress", "--metrics", "faithfulness")
+        result = invoke(
+            "run",
+            "--cases",
+            cases,
+            "--pipeline",
+            PIPELINE,
+            "--shard",
+            spec,
+            "-o",
+            out,
+            "--no-progress",
+            "--metrics",
+            "faithfulness",
+        )
         assert result.exit_code == 0, result.output
     one, two, other = tmp_path / "1of2", tmp_path / "2of2", tmp_path / "1of3"
 
@@ -115,8 +136,18 @@ def test_shards_of_different_runs_or_missing_ones_are_refused(
     (two / "results.json").write_text(json.dumps(data))
     foreign = invoke("merge", one, two, "-o", tmp_path / "m4")
     assert foreign.exit_code == 2 and "field 'judge'" in foreign.output
-    unsharded = invoke("run", "--cases", cases, "--pipeline", PIPELINE, "-o", tmp_path / "u",
-                       "--no-progress", "--metrics", "faithfulness")
+    unsharded = invoke(
+        "run",
+        "--cases",
+        cases,
+        "--pipeline",
+        PIPELINE,
+        "-o",
+        tmp_path / "u",
+        "--no-progress",
+        "--metrics",
+        "faithfulness",
+    )
     assert unsharded.exit_code == 0
     plain = invoke("merge", one, tmp_path / "u", "-o", tmp_path / "m5")
     assert plain.exit_code == 2 and "not a shard" in plain.output
@@ -129,8 +160,20 @@ def test_shards_of_another_eval_set_under_the_same_file_name_are_refused(
 ) -> None:
     def shard(spec: str) -> Path:
         out = tmp_path / spec.replace("/", "of")
-        result = invoke("run", "--cases", cases, "--pipeline", PIPELINE, "--shard", spec,
-                        "-o", out, "--no-progress", "--metrics", "faithfulness")
+        result = invoke(
+            "run",
+            "--cases",
+            cases,
+            "--pipeline",
+            PIPELINE,
+            "--shard",
+            spec,
+            "-o",
+            out,
+            "--no-progress",
+            "--metrics",
+            "faithfulness",
+        )
         assert result.exit_code == 0, result.output
         return out
 
@@ -138,8 +181,9 @@ def test_shards_of_another_eval_set_under_the_same_file_name_are_refused(
     lines = cases.read_text(encoding="utf-8").splitlines()
     edited = json.loads(lines[0])  # a case of shard 1, judged before the edit
     edited["question"] = "另一个问题：退款需要多久？"
-    cases.write_text("\n".join([json.dumps(edited, ensure_ascii=False), *lines[1:]]) + "\n",
-                     encoding="utf-8")
+    cases.write_text(
+        "\n".join([json.dumps(edited, ensure_ascii=False), *lines[1:]]) + "\n", encoding="utf-8"
+    )
     two = shard("2/2")
     assert load_run(one).run.cases_file == load_run(two).run.cases_file
     mixed = invoke("merge", one, two, "-o", tmp_path / "mixed")

@@ -55,8 +55,10 @@ def main() -> None:
     cosine = (full * vendored).sum(axis=1)
     sims_full, sims_half = full @ full.T, vendored @ vendored.T
     worst = float(np.abs(sims_full - sims_half).max())
-    print(f"cosine float32 vs float16 weights: min {cosine.min():.6f}; "
-          f"largest change of a pair's similarity {worst:.6f}")
+    print(
+        f"cosine float32 vs float16 weights: min {cosine.min():.6f}; "
+        f"largest change of a pair's similarity {worst:.6f}"
+    )
     if cosine.min() < 0.9999:
         sys.exit("float16 weights moved the embeddings too far")
     digests = {name: sha256(OUT / name) for name in ("model.safetensors", *FILES)}

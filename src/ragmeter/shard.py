@@ -90,9 +90,7 @@ def merge_shards(runs: Sequence[tuple[str, RunResult]]) -> RunResult:
     thresholds: dict[MetricName, float] = {
         m: v for m, v in first.run.thresholds.items() if m in METRICS
     }
-    targets: dict[MetricName, float] = {
-        m: v for m, v in first.run.targets.items() if m in METRICS
-    }
+    targets: dict[MetricName, float] = {m: v for m, v in first.run.targets.items() if m in METRICS}
     info = first.run.model_copy(deep=True)
     info.shard = None
     info.started_at = min(run.run.started_at for _, run in shards.values())

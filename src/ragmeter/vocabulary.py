@@ -33,6 +33,7 @@ def needs_contexts(metrics: Iterable[MetricName] | None) -> bool:
     but answer relevancy does, which reads only the question and the answer."""
     return metrics is None or any(m != "answer_relevancy" for m in metrics)
 
+
 Lang = Literal["en", "zh"]
 ClaimLabel = Literal["supported", "contradicted", "not_verifiable"]
 ReasonCode = Literal[

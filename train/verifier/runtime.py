@@ -89,8 +89,6 @@ class Verifier:
         return out
 
 
-
-
 def passage_around(
     chunk: str, start: int, end: int, spans: Sequence[tuple[int, int]], budget: int = 480
 ) -> str:

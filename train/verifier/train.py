@@ -66,8 +66,7 @@ def build_base(out: Path, layers: int, pairs: list[D.Pair]) -> None:
         json.dumps(e5_base.tokenizer_json(pieces, scores), ensure_ascii=False), encoding="utf-8"
     )
     model = from_e5(e5, keep, layers)
-    torch.save({"layers": layers, "vocab": len(keep), "state": model.state_dict()},
-               out / "base.pt")
+    torch.save({"layers": layers, "vocab": len(keep), "state": model.state_dict()}, out / "base.pt")
     print(f"kept {len(keep):,} of {len(e5.pieces):,} pieces; {layers} layers", flush=True)
 
 
@@ -123,11 +122,19 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=300)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--heldout", type=int, default=1000)
-    ap.add_argument("--natural", type=float, default=0.0,
-                    help="share of pairs drawn as the sources have them, not overlap-balanced "
-                         "(a new value starts a new phase with its own order)")
-    ap.add_argument("--balanced-pairs", type=int, default=24_000,
-                    help="pairs the balanced phase trained on (kept out of the natural slice)")
+    ap.add_argument(
+        "--natural",
+        type=float,
+        default=0.0,
+        help="share of pairs drawn as the sources have them, not overlap-balanced "
+        "(a new value starts a new phase with its own order)",
+    )
+    ap.add_argument(
+        "--balanced-pairs",
+        type=int,
+        default=24_000,
+        help="pairs the balanced phase trained on (kept out of the natural slice)",
+    )
     args = ap.parse_args()
     torch.manual_seed(SEED)
     torch.set_num_threads(args.threads)
@@ -180,8 +187,10 @@ def main() -> None:
         if phases[-1][0] != order_id:  # a new phase starts at the head of its own order
             phases.append([order_id, 0])
             position = 0
-        print(f"resumed at step {step} ({pairs_seen:,} pairs, {seconds / 60:.0f} min); "
-              f"phases {phases}")
+        print(
+            f"resumed at step {step} ({pairs_seen:,} pairs, {seconds / 60:.0f} min); "
+            f"phases {phases}"
+        )
     else:
         phases = [[order_id, 0]]
     base_lrs = [g["lr"] for g in optimiser.param_groups]
@@ -190,14 +199,28 @@ def main() -> None:
         state = {n: t for n, t in model.state_dict().items() if n != "word.weight"}
         tmp = ckpt_path.with_suffix(".tmp")
         phases[-1][1] = position
-        torch.save({"trainable": state, "optimiser": optimiser.state_dict(), "step": step,
-                    "position": position, "pairs_seen": pairs_seen, "seconds": seconds,
-                    "phases": phases}, tmp)
+        torch.save(
+            {
+                "trainable": state,
+                "optimiser": optimiser.state_dict(),
+                "step": step,
+                "position": position,
+                "pairs_seen": pairs_seen,
+                "seconds": seconds,
+                "phases": phases,
+            },
+            tmp,
+        )
         tmp.replace(ckpt_path)
         natural_row = evaluate(model, held_natural, held_natural_seqs)
-        row = {"step": step, "pairs": pairs_seen, "minutes": round(seconds / 60, 1),
-               "order": order_id, **evaluate(model, held, held_seqs),
-               **{f"natural_{k}": v for k, v in natural_row.items()}}
+        row = {
+            "step": step,
+            "pairs": pairs_seen,
+            "minutes": round(seconds / 60, 1),
+            "order": order_id,
+            **evaluate(model, held, held_seqs),
+            **{f"natural_{k}": v for k, v in natural_row.items()},
+        }
         with (args.out / "log.jsonl").open("a") as f:
             f.write(json.dumps(row) + "\n")
         print("checkpoint", json.dumps(row), flush=True)
@@ -213,7 +236,10 @@ def main() -> None:
         chunk_start = position
         chunk_rng = np.random.default_rng([SEED, chunk_start])
         for seqs, labels, _ in D.batches(
-            pairs, order[chunk_start:chunk_start + args.batch * 50], tokenizer, args.batch,
+            pairs,
+            order[chunk_start : chunk_start + args.batch * 50],
+            tokenizer,
+            args.batch,
             chunk_rng,
         ):
             ids, mask = D.pad(seqs)
@@ -230,8 +256,9 @@ def main() -> None:
             pairs_seen += len(seqs)
             losses.append(loss.item())
             if step % 50 == 0:
-                print(f"step {step} pairs {pairs_seen:,} loss {np.mean(losses[-50:]):.4f}",
-                      flush=True)
+                print(
+                    f"step {step} pairs {pairs_seen:,} loss {np.mean(losses[-50:]):.4f}", flush=True
+                )
         # a chunk (50 batches) is the unit of resumption: checkpoints fall between chunks
         position = chunk_start + args.batch * 50
         now = time.monotonic()
@@ -241,8 +268,10 @@ def main() -> None:
             save()
     seconds += time.monotonic() - last_ckpt
     save()
-    print(f"trained {pairs_seen:,} pairs in {seconds / 60:.0f} min "
-          f"({pairs_seen / max(seconds, 1):.1f} pairs/s overall)")
+    print(
+        f"trained {pairs_seen:,} pairs in {seconds / 60:.0f} min "
+        f"({pairs_seen / max(seconds, 1):.1f} pairs/s overall)"
+    )
 
 
 if __name__ == "__main__":

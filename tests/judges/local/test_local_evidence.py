@@ -64,8 +64,9 @@ def test_a_claim_counts_by_its_support_and_short_of_support_stays_below_the_bar(
     assert result.score is not None and result.score <= 0.4
     assert result.score == pytest.approx(min(claim.confidence or 0.0, 0.4), abs=1e-4)
     # a supported claim counts its full support, a rule-decided one 1
-    full = judge.judge_sync(make("en", "Refunds are processed within 14 days of the request."),
-                            ("faithfulness",))["faithfulness"]
+    full = judge.judge_sync(
+        make("en", "Refunds are processed within 14 days of the request."), ("faithfulness",)
+    )["faithfulness"]
     assert full.score == 1.0
 
 
@@ -78,7 +79,12 @@ def test_one_of_a_unit_of_time_needs_no_digit_in_the_context(judge: LocalJudge) 
         (claim,) = judge.judge_sync(sample, ("faithfulness",))["faithfulness"].evidence.claims
         assert "appears nowhere" not in claim.reason, claim.reason
     # a real number still has to be there
-    sample = Sample(case_id="t", question="", contexts=["The plan costs $10 a month."],
-                    answer="The plan costs $10 for 3 months.", lang="en")
+    sample = Sample(
+        case_id="t",
+        question="",
+        contexts=["The plan costs $10 a month."],
+        answer="The plan costs $10 for 3 months.",
+        lang="en",
+    )
     (claim,) = judge.judge_sync(sample, ("faithfulness",))["faithfulness"].evidence.claims
     assert "the number 3 appears nowhere" in claim.reason

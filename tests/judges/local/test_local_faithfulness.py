@@ -37,9 +37,7 @@ def test_supported_answer_scores_one(judge: LocalJudge, make: Make, lang: str, a
     assert all(c.verdict == "supported" for c in result.evidence.claims)
 
 
-def test_a_sentence_resting_on_two_chunks_counts_its_support(
-    judge: LocalJudge, make: Make
-) -> None:
+def test_a_sentence_resting_on_two_chunks_counts_its_support(judge: LocalJudge, make: Make) -> None:
     # one sentence, its two halves in two chunks: no window holds all of it
     result = faithfulness(judge, make("zh", "顾客可以在购买后30天内申请退款，换货免费。"))
     (claim,) = result.evidence.claims
@@ -216,8 +214,13 @@ def test_numbers_moved_between_clauses_are_contradicted(
 
 def test_a_date_split_by_its_comma_is_not_a_moved_number(judge: LocalJudge) -> None:
     context = "Yeon Woo-jin (born Kim Bong-hoe on July 5, 1984) is a South Korean actor."
-    sample = Sample(case_id="d", question="When was Yeon Woo-jin born?", contexts=[context],
-                    answer="Yeon Woo-jin was born on July 5, 1984.", lang="en")
+    sample = Sample(
+        case_id="d",
+        question="When was Yeon Woo-jin born?",
+        contexts=[context],
+        answer="Yeon Woo-jin was born on July 5, 1984.",
+        lang="en",
+    )
     (claim,) = faithfulness(judge, sample).evidence.claims
     assert claim.verdict == "supported", claim.reason
 
