@@ -371,3 +371,49 @@ def test_a_cancelled_error_the_users_code_lets_out_is_its_case_error_not_a_lost_
         reason = by_id["judged"].metrics["faithfulness"].unscored_reason
         assert reason == "judge error: CancelledError"
         assert by_id["a"].pipeline_error is None and by_id["b"].pipeline_error is None
+
+
+class ModelJudge(CountingJudge):
+    """A judge whose fingerprint names `model`, as an LLM judge's does."""
+
+    def __init__(self, model: str):
+        super().__init__()
+        self.model = model
+
+    def fingerprint(self) -> JudgeFingerprint:
+        return JudgeFingerprint(kind="openai", model=self.model, prompt_version="1")
+
+
+def _answer_with(metadata):
+    def answer(question, history):
+        return {"contexts": ["ctx"], "answer": "answer", "metadata": metadata}
+
+    return CallablePipeline(answer)
+
+
+def test_what_a_pipeline_returns_beside_its_answer_is_kept_with_the_case():
+    cases = [Case(id="a", question="q?", metadata={"source": "sheet"})]
+    run = evaluate(cases, _answer_with({"scores": [0.9], "node_ids": ["n1"]}), CountingJudge())
+    assert run.cases[0].metadata == {
+        "source": "sheet",
+        "pipeline": {"scores": [0.9], "node_ids": ["n1"]},
+    }
+    plain = evaluate(cases, _answer_with({}), CountingJudge())
+    assert plain.cases[0].metadata == {"source": "sheet"}
+
+
+@pytest.mark.parametrize(
+    ("judge_model", "generator", "warned"),
+    [
+        ("gpt-4o", "gpt-4o-mini-2024-07-18", True),
+        ("qwen2.5:14b", "Qwen/Qwen2.5-7B-Instruct", True),
+        ("gpt-4o", "qwen2.5:7b", False),
+    ],
+)
+def test_a_generator_the_pipeline_names_warns_a_judge_of_its_family(judge_model, generator, warned):
+    pipeline = _answer_with({"generator_model": generator})
+    run = evaluate(_cases("a", "b"), pipeline, ModelJudge(judge_model))
+    warnings = [w for w in run.run.warnings if "same family" in w]
+    assert len(warnings) == (1 if warned else 0)
+    if warned:
+        assert generator in warnings[0] and "'generator_model'" in warnings[0]

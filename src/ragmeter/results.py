@@ -102,13 +102,18 @@ class CaseResult(CaseFields, CaseId):
         answer: str,
         error: str | None,
         seconds: float,
+        pipeline_metadata: dict[str, Any] | None = None,
     ) -> CaseResult:
         """The result of `case` once the pipeline has run, before any judgement: judged in
         `lang` (:func:`~ragmeter.cases.case_lang`), with what the pipeline retrieved and
-        answered or the `error` it failed with, in `seconds`."""
+        answered or the `error` it failed with, in `seconds`; what the pipeline returned
+        beside them (`pipeline_metadata`) is kept under the case's `metadata["pipeline"]`."""
+        fields = case.case_fields()
+        if pipeline_metadata:
+            fields["metadata"] = {**fields["metadata"], "pipeline": pipeline_metadata}
         return cls(
             id=case.id,
-            **case.case_fields(),
+            **fields,
             lang=lang,
             contexts=contexts,
             answer=answer,

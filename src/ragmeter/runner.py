@@ -65,6 +65,8 @@ class _Answered(NamedTuple):
     seconds: float
     frames: str | None = None
     """The last frames of the traceback when the user's code raised (see `last_frames`)."""
+    metadata: dict[str, Any] = {}  # noqa: RUF012 (a NamedTuple default, never mutated)
+    """What the pipeline returned beside contexts and answer (`PipelineOutput.metadata`)."""
 
 
 async def _run_pipeline(pipeline: Pipeline, case: Case) -> _Answered:
@@ -85,7 +87,7 @@ async def _run_pipeline(pipeline: Pipeline, case: Case) -> _Answered:
         message, frames = redact(describe_error(exc)), redact(last_frames(exc))
         return _Answered([], "", message, time.perf_counter() - started, frames)
     seconds = time.perf_counter() - started
-    return _Answered(list(output.contexts), output.answer, None, seconds)
+    return _Answered(list(output.contexts), output.answer, None, seconds, None, output.metadata)
 
 
 async def _judge(
@@ -126,6 +128,7 @@ def _start_result(
     answer: str,
     error: str | None,
     seconds: float,
+    pipeline_metadata: dict[str, Any] | None = None,
 ) -> CaseResult:
     return CaseResult.start(
         case,
@@ -134,6 +137,7 @@ def _start_result(
         answer=answer,
         error=error,
         seconds=seconds,
+        pipeline_metadata=pipeline_metadata,
     )
 
 
@@ -235,11 +239,15 @@ async def evaluate_async(
     if spool is not None and len(spool) != len(cases):
         raise ValueError(f"a spool of {len(spool)} cases for {len(cases)} cases")
     case_results: list[CaseResult | None] = [None] * (len(cases) if spool is None else 0)
+    generators: set[str] = set()  # the answering models the pipeline named
 
     async def one(index: int, case: Case) -> None:
         async with in_pipeline:
             answered = await _run_pipeline(pipeline, case)
-        result = _start_result(case, lang, *answered[:4])
+        result = _start_result(case, lang, *answered[:4], answered.metadata)
+        generator = answered.metadata.get(GENERATOR_KEY)
+        if isinstance(generator, str) and generator.strip():
+            generators.add(generator.strip())
         result = await _judge_result(case, result, judge, metrics, repeats, answered.frames)
         if spool is None:
             case_results[index] = result
@@ -284,6 +292,8 @@ async def evaluate_async(
     info.targets = dict((targets or {}).items())
     if warning := judge.warning:
         info.warnings = [*info.warnings, *warning.splitlines()]
+    fingerprint = judge.fingerprint()
+    info.warnings = [*info.warnings, *_same_family_warnings(fingerprint.model, generators)]
     if stats := judge.stats():  # {}: no counters (the info's own, if any, stay)
         info.judge_stats = stats
     judged: Sequence[CaseResult] = (
@@ -291,9 +301,26 @@ async def evaluate_async(
     )
     from .calibrate import calibration_notes
 
-    fingerprint = judge.fingerprint()
     info.calibration = [n for n in calibration_notes(fingerprint) if n.metric in metrics]
     return assemble_run(fingerprint, info, judged, metrics, thresholds, targets, min_scored_share)
+
+
+GENERATOR_KEY = "generator_model"
+"""The key of a pipeline output's metadata (an answers record's too) naming the model that wrote
+the answer, so a judge of its family is warned about."""
+
+
+def _same_family_warnings(judge_model: str, generators: set[str]) -> list[str]:
+    """One warning per answering model of the judge's own family (:mod:`ragmeter.model_family`)."""
+    from .model_family import same_family
+
+    return [
+        f"The judge model ({judge_model}) is of the same family as the model that generated "
+        f"the answers ({generator}, named by the pipeline's '{GENERATOR_KEY}'): models tend to "
+        "rate their own family's answers favourably. Judge with a model of another family."
+        for generator in sorted(generators)
+        if same_family(generator, judge_model)
+    ]
 
 
 def _raise_first_error(finished: set[asyncio.Task[None]]) -> None:

@@ -13,12 +13,12 @@ from ...llm.cost import CostTracker, Estimate, PriceTable, collecting_usage
 from ...llm.embeddings import EmbeddingClient, LocalSimilarity, Similarity
 from ...llm.retry import RetryPolicy, RetryStats
 from ...llm.structured import StructuredCaller
+from ...model_family import same_family
 from ..base import METRICS, JudgeBase, JudgeFingerprint, MetricName, MetricResult, Sample
 from .config import LLMJudgeConfig
 from .context import JudgeContext
 from .estimate import estimate_run
 from .faithfulness import judge_faithfulness
-from .family import same_family
 from .precision import judge_context_precision
 from .prompts import prompt_version
 from .recall import judge_context_recall
