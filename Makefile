@@ -55,6 +55,7 @@ bench: $(DEV)
 	$(BIN)/python bench/llm_judge_costs.py
 	$(BIN)/python bench/batch_roundtrip.py
 	$(BIN)/python bench/gate_error_rates.py
+	$(BIN)/python bench/lint_scale.py
 
 # The claim verifier's training (issue 10): its own venv with torch, resumable; MINUTES a run.
 MINUTES ?= 60
