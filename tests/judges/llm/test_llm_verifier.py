@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 
@@ -405,3 +406,35 @@ async def test_the_llama_judge_judges_one_case_per_slot_at_a_time(tmp_path):
     questions = [sections(r).get("QUESTION", "").split("\n")[0] for r in calls]
     runs = [q for i, q in enumerate(questions) if i == 0 or q != questions[i - 1]]
     assert len(runs) == 2  # every call of one case, then every call of the other
+
+
+async def test_platt_scaling_maps_each_statements_p_and_names_itself(tmp_path):
+    with FakeOpenAI(Smart(), confidence=confidence) as server:
+        judge = build_llm_judge(config(server, tmp_path / "a.db", calibration=(2.0, 0.0)))
+        result = (await judge.judge(SAMPLE, ("faithfulness",)))["faithfulness"]
+        fingerprint = judge.fingerprint()
+        await judge.aclose()
+    # sigmoid(2·logit(p)) = p² / (p² + (1 - p)²): 0.9 -> 0.988, 0.7 -> 0.845, 0.2 -> 0.059
+    assert [c.confidence for c in result.evidence.claims] == pytest.approx(
+        [0.9878, 0.8448, 0.0588], abs=1e-4
+    )
+    assert fingerprint.params["calibration"] == [2.0, 0.0]
+
+
+def test_the_shipped_calibration_is_used_only_with_the_prompts_it_was_fitted_with(
+    tmp_path, monkeypatch
+):
+    import json
+
+    from ragmeter.judges.llm import calibration
+    from ragmeter.judges.llm.verifier import verifier_prompt_version
+
+    shipped = json.loads(
+        (Path(calibration.__file__).parent / calibration.CALIBRATION_FILE).read_text("utf-8")
+    )
+    for sha, entry in shipped.items():
+        assert 0 < entry["a"] < 10 and abs(entry["b"]) < 5
+        expected = (entry["a"], entry["b"])
+        got = calibration.shipped_calibration(sha)
+        assert got == (expected if entry["prompts"] == verifier_prompt_version() else None)
+    assert calibration.shipped_calibration("0" * 64) is None

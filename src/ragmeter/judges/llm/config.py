@@ -90,6 +90,10 @@ class LLMJudgeConfig(BaseModel):
     answer_relevancy_mode: Mode = "json"
     """``json``: questions written back from the answer, compared with the question by
     embeddings; ``verifier``: one Yes/No token, P(the answer addresses the question)."""
+    calibration: tuple[float, float] | None = None
+    """Platt scaling (a, b) of the statements' P(supported) in verifier mode (faithfulness,
+    context recall): sigmoid(a·logit(P) + b); None for P as the model gives it. The llama
+    judge ships one per bundled model (`calibration.json`)."""
     batch: bool = False
     """Send the calls through the endpoint's batch API in rounds (``ragmeter.llm.batch``),
     billed at batch prices."""

@@ -102,7 +102,11 @@ class OpenAIJudge(JudgeBase):
             )
             similarity = self.embedder
         self.context = JudgeContext(
-            self.caller, similarity, config.n_questions, graded=frozenset(config.graded)
+            self.caller,
+            similarity,
+            config.n_questions,
+            graded=frozenset(config.graded),
+            calibration=config.calibration,
         )
         self.functions = {
             m: (VERIFIER_FUNCTIONS if mode == "verifier" else METRIC_FUNCTIONS)[m]
@@ -136,10 +140,17 @@ class OpenAIJudge(JudgeBase):
             "answer_relevancy": c.answer_relevancy_mode,
         }
 
-    def _verifier_params(self) -> dict[str, str]:
+    def _verifier_params(self) -> dict[str, object]:
         """The verifier-mode settings and prompts, only when a metric uses them."""
         modes = {f"{m}_mode": "verifier" for m, mode in self.modes().items() if mode == "verifier"}
-        return {**modes, "verifier_prompts": verifier_prompt_version()} if modes else {}
+        if not modes:
+            return {}
+        calibration = self.config.calibration
+        return {
+            **modes,
+            "verifier_prompts": verifier_prompt_version(),
+            **({"calibration": list(calibration)} if calibration is not None else {}),
+        }
 
     @property
     def warning(self) -> str | None:

@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from ..base import METRICS, JudgeFingerprint, MetricName, MetricResult, Sample
+from .calibration import shipped_calibration
 from .config import LLMJudgeConfig, Mode
 from .judge import OpenAIJudge
 
@@ -89,6 +90,7 @@ def start_llama_judge(server: LlamaServer, **config: object) -> LlamaJudge:
                 "concurrency": server.options.parallel,
                 **LLAMA_MODES,
                 "graded": LLAMA_GRADED,
+                "calibration": shipped_calibration(model.sha256),
                 **config,
                 "model": model.model_id,
                 "base_url": base_url,

@@ -26,6 +26,7 @@ from ..base import (
 )
 from ..local.claims import split_claims as split_statements
 from ..rules import no_context_verdicts, precheck
+from .calibration import calibrate
 from .combine import FAITHFULNESS_COMBINER, Combiner, combine
 from .context import JudgeContext, Spend
 from .verifier import (
@@ -97,6 +98,8 @@ async def verify_statements(
             if read is None:
                 continue
             p, graded = read
+            if graded and ctx.calibration is not None:
+                p = calibrate(p, ctx.calibration)
             current = best[s]
             if current.probability is None or p > current.probability:
                 # windows are visited in order: a tie keeps the earlier window

@@ -1,0 +1,254 @@
+"""The llama judge's one-token verdicts on the demo set: seconds a case and the issue-32 targets.
+
+    python bench/verdicts.py demo --en 4 --zh 4                 # starts the bundled 1.5B
+    python bench/verdicts.py demo --base-url http://127.0.0.1:8391/v1   # a running server
+    python bench/verdicts.py table                              # what was measured, no calls
+
+A fixed sample: the first `--en` English and `--zh` Chinese in-scope demo cases the default
+pipeline (top_k 3) answers. Each case is judged on all four metrics by the llama judge's
+defaults (every metric in verifier mode), one case at a time, no call cache: seconds a case.
+Then, from the same judge: answer relevancy of the reference answer (a paraphrase on topic)
+and of the next case's answer (off topic); faithfulness of the `hallucinating` variant's
+answer. Reported: the chunk holding the answer (the one with most of the reference's words)
+rated useful; context precision graded and thresholded; faithfulness pass and fail rates at
+the report's threshold under three ways of combining the claims (mean, min, soft min).
+Nothing is fitted here. Writes bench/results/verdicts.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from common import RESULTS, machine, print_table, write_json  # noqa: E402
+
+from ragmeter.judges.base import Sample  # noqa: E402
+from ragmeter.judges.llm.combine import COMBINERS  # noqa: E402
+from ragmeter.summary import DEFAULT_FAIL_THRESHOLDS  # noqa: E402
+from ragmeter.text import content_words  # noqa: E402
+
+NAME = "verdicts.json"
+
+
+class _Attached:
+    """A running llama.cpp server given by URL, in place of one the judge starts."""
+
+    def __init__(self, url: str, model_id: str) -> None:
+        from types import SimpleNamespace
+
+        self.url = url
+        self.model = SimpleNamespace(model_id=model_id, sha256=model_id)
+        self.options = SimpleNamespace(parallel=1)
+
+    def start(self) -> str:
+        return self.url
+
+    def close(self) -> None:
+        pass
+
+
+async def samples(n_en: int, n_zh: int) -> tuple[list[Sample], dict[str, str]]:
+    """The fixed sample (default pipeline) and each case's hallucinating answer."""
+    from ragmeter.cases import load_cases
+    from ragmeter.demo import DemoConfig, DemoPipeline, demo_cases_path
+    from ragmeter.pipeline import CallablePipeline
+    from ragmeter.testing.responders import noncommittal
+
+    cases = load_cases(demo_cases_path())
+    default = CallablePipeline(DemoPipeline(DemoConfig()))
+    wrong = CallablePipeline(DemoPipeline(DemoConfig.for_variant("hallucinating")))
+    wanted = {"en": n_en, "zh": n_zh}
+
+    async def run() -> tuple[list[Sample], dict[str, str]]:
+        out, hallucinated = [], {}
+        for case in cases:
+            lang = case.lang or "en"
+            if case.category == "out_of_scope" or wanted.get(lang, 0) <= 0:
+                continue
+            result = await default.run(case)
+            if not result.answer or noncommittal(result.answer) or not result.contexts:
+                continue
+            wanted[lang] -= 1
+            out.append(
+                Sample(
+                    case_id=case.id,
+                    question=case.question,
+                    history=case.history,
+                    ground_truth=case.ground_truth,
+                    contexts=list(result.contexts),
+                    answer=result.answer,
+                    lang=lang,
+                    category=case.category,
+                )
+            )
+            hallucinated[case.id] = (await wrong.run(case)).answer
+        return out, hallucinated
+
+    return await run()
+
+
+def answer_chunk(sample: Sample) -> int | None:
+    """The chunk holding most of the reference's content words (None: none holds half)."""
+    words = set(content_words(sample.ground_truth, sample.lang))
+    shares = [
+        len(words & set(content_words(c, sample.lang))) / max(1, len(words))
+        for c in sample.contexts
+    ]
+    best = max(range(len(shares)), key=lambda i: (shares[i], -i))
+    return best if shares[best] >= 0.5 else None
+
+
+def claim_ps(result: Any) -> list[float]:
+    return [c.confidence for c in result.evidence.claims if c.confidence is not None]
+
+
+async def demo(args: argparse.Namespace) -> None:
+    from ragmeter.judges.llm.llama import start_llama_judge
+
+    chosen, hallucinated = await samples(args.en, args.zh)
+    if args.base_url:
+        server: Any = _Attached(args.base_url, args.model)
+    else:
+        from ragmeter.llama import LlamaServer, ServerOptions, resolve_model
+
+        server = LlamaServer(resolve_model(None, None), ServerOptions(parallel=args.parallel))
+    load_before = os.getloadavg()
+    judge = start_llama_judge(server, use_cache=False)
+    rows = []
+    try:
+        for sample in chosen:
+            started = time.perf_counter()
+            calls_before = judge.stats()["calls"]
+            results = await judge.judge(sample)
+            seconds = time.perf_counter() - started
+            calls = judge.stats()["calls"] - calls_before
+            same_lang = [s for s in chosen if s.lang == sample.lang]
+            other = same_lang[(same_lang.index(sample) + 1) % len(same_lang)]
+            relevancy = {}
+            for kind, answer in (("paraphrase", sample.ground_truth), ("off_topic", other.answer)):
+                probe = sample.model_copy(update={"answer": answer})
+                relevancy[kind] = (await judge.judge(probe, ("answer_relevancy",)))[
+                    "answer_relevancy"
+                ].score
+            wrong = sample.model_copy(update={"answer": hallucinated[sample.case_id]})
+            faith_wrong = (await judge.judge(wrong, ("faithfulness",)))["faithfulness"]
+            prec = results["context_precision"]
+            a = answer_chunk(sample)
+            row = {
+                "case": sample.case_id,
+                "lang": sample.lang,
+                "seconds": round(seconds, 1),
+                "calls": calls,
+                "scores": {m: r.score for m, r in results.items()},
+                "unscored": {m: r.unscored_reason for m, r in results.items() if r.score is None},
+                "chunk_p": [c.score for c in prec.evidence.chunks],
+                "answer_chunk": a,
+                "thresholded_precision": _ap([(c.score or 0) >= 0.5 for c in prec.evidence.chunks]),
+                "claims_default": claim_ps(results["faithfulness"]),
+                "claims_hallucinating": claim_ps(faith_wrong),
+                "relevancy": {"answer": results["answer_relevancy"].score, **relevancy},
+            }
+            rows.append(row)
+            print(f"… {sample.case_id}: {seconds:.1f} s, {calls} calls {row}", file=sys.stderr)
+            save(args, rows, load_before)
+    finally:
+        await judge.aclose()
+    save(args, rows, load_before)
+    table(load())
+
+
+def _ap(useful: list[bool]) -> float:
+    from ragmeter.judges.rules import average_precision
+
+    return average_precision(useful)
+
+
+def save(args: argparse.Namespace, rows: list[dict[str, Any]], load_before: Any) -> None:
+    write_json(
+        NAME,
+        {
+            "cases": rows,
+            "machine": {**machine(), "loadavg_before": load_before, "loadavg": os.getloadavg()},
+            "parallel": args.parallel,
+        },
+    )
+
+
+def load() -> dict[str, Any]:
+    path = RESULTS / NAME
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def table(data: dict[str, Any]) -> None:
+    rows = data.get("cases", [])
+    if not rows:
+        return
+    threshold = DEFAULT_FAIL_THRESHOLDS["faithfulness"]
+    out = []
+    for lang in ("en", "zh", "all"):
+        picked = [r for r in rows if lang in (r["lang"], "all")]
+        held = [r for r in picked if r["answer_chunk"] is not None]
+        line = [
+            lang,
+            len(picked),
+            statistics.median(r["seconds"] for r in picked),
+            statistics.median(r["calls"] for r in picked),
+            f"{sum(r['chunk_p'][r['answer_chunk']] >= 0.5 for r in held)}/{len(held)}",
+            statistics.median(r["relevancy"]["answer"] for r in picked),
+            statistics.median(r["relevancy"]["paraphrase"] for r in picked),
+            statistics.median(r["relevancy"]["off_topic"] for r in picked),
+            f"{sum(r['relevancy']['off_topic'] < 0.4 for r in picked)}/{len(picked)}",
+        ]
+        for fn in COMBINERS.values():
+            passed = sum(fn(r["claims_default"]) >= threshold for r in picked)
+            failed = sum(fn(r["claims_hallucinating"]) < threshold for r in picked)
+            line.append(f"{passed}/{failed}")
+        out.append(line)
+    load_avg = data["machine"].get("loadavg_before")
+    print(f"\nllama judge, 1.5B, every metric in verifier mode; load average before {load_avg}")
+    print_table(
+        [
+            "lang",
+            "cases",
+            "s/case",
+            "calls",
+            "answer chunk useful",
+            "AR answer",
+            "AR paraphrase",
+            "AR off-topic",
+            "off < 0.4",
+            *(f"faith {h} pass/fail-halluc" for h in COMBINERS),
+        ],
+        out,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("demo")
+    d.add_argument("--en", type=int, default=4)
+    d.add_argument("--zh", type=int, default=4)
+    d.add_argument("--base-url")
+    d.add_argument("--model", default="qwen2.5-coder-1.5b@cc324af070c2")
+    d.add_argument("--parallel", type=int, default=1)
+    sub.add_parser("table")
+    args = parser.parse_args()
+    if args.command == "demo":
+        asyncio.run(demo(args))
+    else:
+        table(load())
+
+
+if __name__ == "__main__":
+    main()
