@@ -1,6 +1,7 @@
 """Platt scaling of the llama judge's P(supported), fitted on held-back training pairs only.
 
     python bench/verdict_calibration.py run --n 60 --base-url http://127.0.0.1:8391/v1
+    python bench/verdict_calibration.py run --n 60 --layout plain --base-url ...  # held half
     python bench/verdict_calibration.py fit      # fit on the fit half, ECE on the other half
     python bench/verdict_calibration.py table
 
@@ -82,13 +83,19 @@ async def run(args: argparse.Namespace) -> None:
     try:
         for lang in ("en", "zh"):
             fit, held = draw(lang, args.n)
-            for half, rows in (("fit", fit), ("held", held)):
+            halves = (("fit", fit), ("held", held)) if args.layout == "verifier" else ()
+            if args.layout == "plain":
+                halves = (("held_plain", held),)
+            for half, rows in halves:
                 done = out.setdefault(f"{lang}_{half}", [])
                 for row in rows[len(done) :]:
                     sample = Sample(
                         case_id="cal", question="", contexts=[row["premise"]], lang=lang
                     )  # type: ignore[arg-type]
-                    messages = statement_messages(row["premise"], "", row["hypothesis"], lang)
+                    if half == "held_plain":
+                        messages = plain_messages(row["premise"], row["hypothesis"], lang)
+                    else:
+                        messages = statement_messages(row["premise"], "", row["hypothesis"], lang)
                     ((read,),) = await ask_in_groups(
                         judge.context, sample, "faithfulness", [[messages]], Spend()
                     )
@@ -97,6 +104,18 @@ async def run(args: argparse.Namespace) -> None:
                     save(out)
     finally:
         await judge.aclose()
+
+
+PLAIN = {
+    "en": "Evidence: {e}\n\nClaim: {c}\n\nIs every part of the claim supported by the evidence? "
+    "Answer Yes or No.",
+    "zh": "证据：{e}\n\n论断：{c}\n\n论断的每一部分都有证据支持吗？只回答 Yes 或 No。",
+}
+"""The plain layout of shared/MODELS.md, measured beside the verifier's own."""
+
+
+def plain_messages(premise: str, hypothesis: str, lang: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": PLAIN[lang].format(e=premise, c=hypothesis)}]
 
 
 def save(data: dict[str, Any]) -> None:
@@ -157,7 +176,7 @@ def arrays(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def fit(args: argparse.Namespace) -> None:
-    from ragmeter.judges.llm.verifier import verifier_prompt_version
+    from ragmeter.judges.llm.verifier import statement_prompt_version
     from ragmeter.llama import BUNDLED_MODELS
 
     data = load()
@@ -178,6 +197,18 @@ def fit(args: argparse.Namespace) -> None:
             "mean_p_supported": float(p[y == 1].mean()),
             "mean_p_unsupported": float(p[y == 0].mean()),
         }
+    report["layouts"] = {}
+    for layout, suffix in (("verifier", "held"), ("plain", "held_plain")):
+        rows = [r for key in (f"en_{suffix}", f"zh_{suffix}") for r in data.get(key, [])]
+        if rows:
+            p, y = arrays(rows)
+            report["layouts"][layout] = {
+                "n": len(p),
+                "auroc": auroc(p, y),
+                "mean_p_supported": float(p[y == 1].mean()),
+                "mean_p_unsupported": float(p[y == 0].mean()),
+                "ece": ece(p, y),
+            }
     data["fit"] = report
     save(data)
     model = BUNDLED_MODELS["qwen2.5-coder-1.5b"]
@@ -187,7 +218,7 @@ def fit(args: argparse.Namespace) -> None:
                 model.sha256: {
                     "a": round(a, 4),
                     "b": round(b, 4),
-                    "prompts": verifier_prompt_version(),
+                    "prompts": statement_prompt_version(),
                     "fitted_on": f"{len(p_fit)} held-back pairs of shared/data/train "
                     f"(bench/verdict_calibration.py, seed {SEED})",
                     "ece_held_out": {
@@ -244,6 +275,7 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
     r.add_argument("--n", type=int, default=60)
+    r.add_argument("--layout", choices=("verifier", "plain"), default="verifier")
     r.add_argument("--base-url", required=True)
     r.add_argument("--model", default="qwen2.5-coder-1.5b@cc324af070c2")
     sub.add_parser("fit")

@@ -2,17 +2,18 @@
 
     python bench/verdicts.py demo --en 4 --zh 4                 # starts the bundled 1.5B
     python bench/verdicts.py demo --base-url http://127.0.0.1:8391/v1   # a running server
+    python bench/verdicts.py compare --en 1 --zh 1 --base-url ...   # verifier vs JSON modes
     python bench/verdicts.py table                              # what was measured, no calls
 
 A fixed sample: the first `--en` English and `--zh` Chinese in-scope demo cases the default
 pipeline (top_k 3) answers. Each case is judged on all four metrics by the llama judge's
 defaults (every metric in verifier mode), one case at a time, no call cache: seconds a case.
 Then, from the same judge: answer relevancy of the reference answer (a paraphrase on topic)
-and of the next case's answer (off topic); faithfulness of the `hallucinating` variant's
-answer. Reported: the chunk holding the answer (the one with most of the reference's words)
-rated useful; context precision graded and thresholded; faithfulness pass and fail rates at
-the report's threshold under three ways of combining the claims (mean, min, soft min).
-Nothing is fitted here. Writes bench/results/verdicts.json.
+and of the answer of the next case drawn from other documents (off topic); faithfulness of
+the `hallucinating` variant's answer. Reported: the chunk holding the answer (the one with
+most of the reference's words) rated useful; context precision graded and thresholded;
+faithfulness pass and fail rates at the report's threshold under three ways of combining the
+claims (mean, min, soft min). Nothing is fitted here. Writes bench/results/verdicts.json.
 """
 
 from __future__ import annotations
@@ -57,8 +58,12 @@ class _Attached:
         pass
 
 
-async def samples(n_en: int, n_zh: int) -> tuple[list[Sample], dict[str, str]]:
-    """The fixed sample (default pipeline) and each case's hallucinating answer."""
+Sources = dict[str, tuple[str, ...]]
+
+
+async def samples(n_en: int, n_zh: int) -> tuple[list[Sample], dict[str, str], Sources]:
+    """The fixed sample (default pipeline), each case's hallucinating answer and the corpus
+    documents its reference comes from."""
     from ragmeter.cases import load_cases
     from ragmeter.demo import DemoConfig, DemoPipeline, demo_cases_path
     from ragmeter.pipeline import CallablePipeline
@@ -69,8 +74,8 @@ async def samples(n_en: int, n_zh: int) -> tuple[list[Sample], dict[str, str]]:
     wrong = CallablePipeline(DemoPipeline(DemoConfig.for_variant("hallucinating")))
     wanted = {"en": n_en, "zh": n_zh}
 
-    async def run() -> tuple[list[Sample], dict[str, str]]:
-        out, hallucinated = [], {}
+    async def run() -> tuple[list[Sample], dict[str, str], Sources]:
+        out, hallucinated, sources = [], {}, {}
         for case in cases:
             lang = case.lang or "en"
             if case.category == "out_of_scope" or wanted.get(lang, 0) <= 0:
@@ -92,9 +97,22 @@ async def samples(n_en: int, n_zh: int) -> tuple[list[Sample], dict[str, str]]:
                 )
             )
             hallucinated[case.id] = (await wrong.run(case)).answer
-        return out, hallucinated
+            sources[case.id] = tuple((case.metadata or {}).get("source") or ())
+        return out, hallucinated, sources
 
     return await run()
+
+
+def off_topic(chosen: list[Sample], sample: Sample, sources: Sources) -> Sample:
+    """The next case in the same language whose reference comes from other documents: its
+    answer is about something else."""
+    same = [s for s in chosen if s.lang == sample.lang]
+    start = same.index(sample)
+    for k in range(1, len(same)):
+        other = same[(start + k) % len(same)]
+        if not set(sources[other.case_id]) & set(sources[sample.case_id]):
+            return other
+    raise ValueError(f"no case of another document for {sample.case_id}: draw more cases")
 
 
 def answer_chunk(sample: Sample) -> int | None:
@@ -115,7 +133,7 @@ def claim_ps(result: Any) -> list[float]:
 async def demo(args: argparse.Namespace) -> None:
     from ragmeter.judges.llm.llama import start_llama_judge
 
-    chosen, hallucinated = await samples(args.en, args.zh)
+    chosen, hallucinated, sources = await samples(args.en, args.zh)
     if args.base_url:
         server: Any = _Attached(args.base_url, args.model)
     else:
@@ -132,8 +150,7 @@ async def demo(args: argparse.Namespace) -> None:
             results = await judge.judge(sample)
             seconds = time.perf_counter() - started
             calls = judge.stats()["calls"] - calls_before
-            same_lang = [s for s in chosen if s.lang == sample.lang]
-            other = same_lang[(same_lang.index(sample) + 1) % len(same_lang)]
+            other = off_topic(chosen, sample, sources)
             relevancy = {}
             for kind, answer in (("paraphrase", sample.ground_truth), ("off_topic", other.answer)):
                 probe = sample.model_copy(update={"answer": answer})
@@ -167,6 +184,53 @@ async def demo(args: argparse.Namespace) -> None:
     table(load())
 
 
+async def compare(args: argparse.Namespace) -> None:
+    """Seconds a case, all four metrics, every metric in verifier mode against every metric in
+    JSON mode (the path for large endpoint models), the same cases under the same load, the
+    two alternating which goes first; no call cache."""
+    from ragmeter.judges.llm.llama import start_llama_judge
+
+    chosen, _, _ = await samples(args.en, args.zh)
+    json_modes = {
+        f"{m}_mode": "json"
+        for m in ("faithfulness", "context_recall", "context_precision", "answer_relevancy")
+    }
+    judges = {
+        "verifier": start_llama_judge(_Attached(args.base_url, args.model), use_cache=False),
+        "json": start_llama_judge(
+            _Attached(args.base_url, args.model), use_cache=False, **json_modes
+        ),
+    }
+    data = load()
+    rows = data.setdefault("compare", [])
+    try:
+        for i, sample in enumerate(chosen):
+            for mode in ("verifier", "json") if i % 2 == 0 else ("json", "verifier"):
+                judge = judges[mode]
+                calls = judge.stats()["calls"]
+                tokens = judge.stats()["completion_tokens"]
+                started = time.perf_counter()
+                results = await judge.judge(sample)
+                rows.append(
+                    {
+                        "case": sample.case_id,
+                        "mode": mode,
+                        "seconds": round(time.perf_counter() - started, 1),
+                        "calls": judge.stats()["calls"] - calls,
+                        "completion_tokens": judge.stats()["completion_tokens"] - tokens,
+                        "scored": sum(r.score is not None for r in results.values()),
+                        "loadavg": os.getloadavg()[0],
+                    }
+                )
+                print(f"… {rows[-1]}", file=sys.stderr)
+                data["machine"] = {**machine(), "loadavg": os.getloadavg()}
+                write_json(NAME, data)
+    finally:
+        for judge in judges.values():
+            await judge.aclose()
+    table(load())
+
+
 def _ap(useful: list[bool]) -> float:
     from ragmeter.judges.rules import average_precision
 
@@ -174,14 +238,15 @@ def _ap(useful: list[bool]) -> float:
 
 
 def save(args: argparse.Namespace, rows: list[dict[str, Any]], load_before: Any) -> None:
-    write_json(
-        NAME,
+    data = load()
+    data.update(
         {
             "cases": rows,
             "machine": {**machine(), "loadavg_before": load_before, "loadavg": os.getloadavg()},
             "parallel": args.parallel,
-        },
+        }
     )
+    write_json(NAME, data)
 
 
 def load() -> dict[str, Any]:
@@ -190,6 +255,25 @@ def load() -> dict[str, Any]:
 
 
 def table(data: dict[str, Any]) -> None:
+    compared = data.get("compare", [])
+    if compared:
+        print("\nseconds a case, all four metrics, same cases and load, no cache (median)")
+        print_table(
+            ["mode", "cases", "s/case", "calls", "completion tokens", "metrics scored", "load"],
+            [
+                [
+                    mode,
+                    len(picked),
+                    statistics.median(r["seconds"] for r in picked),
+                    statistics.median(r["calls"] for r in picked),
+                    statistics.median(r["completion_tokens"] for r in picked),
+                    f"{sum(r['scored'] for r in picked)}/{4 * len(picked)}",
+                    statistics.median(r["loadavg"] for r in picked),
+                ]
+                for mode in ("verifier", "json")
+                if (picked := [r for r in compared if r["mode"] == mode])
+            ],
+        )
     rows = data.get("cases", [])
     if not rows:
         return
@@ -242,10 +326,17 @@ def main() -> None:
     d.add_argument("--base-url")
     d.add_argument("--model", default="qwen2.5-coder-1.5b@cc324af070c2")
     d.add_argument("--parallel", type=int, default=1)
+    c = sub.add_parser("compare")
+    c.add_argument("--en", type=int, default=1)
+    c.add_argument("--zh", type=int, default=1)
+    c.add_argument("--base-url", required=True)
+    c.add_argument("--model", default="qwen2.5-coder-1.5b@cc324af070c2")
     sub.add_parser("table")
     args = parser.parse_args()
     if args.command == "demo":
         asyncio.run(demo(args))
+    elif args.command == "compare":
+        asyncio.run(compare(args))
     else:
         table(load())
 

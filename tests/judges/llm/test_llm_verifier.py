@@ -427,7 +427,7 @@ def test_the_shipped_calibration_is_used_only_with_the_prompts_it_was_fitted_wit
     import json
 
     from ragmeter.judges.llm import calibration
-    from ragmeter.judges.llm.verifier import verifier_prompt_version
+    from ragmeter.judges.llm.verifier import statement_prompt_version
 
     shipped = json.loads(
         (Path(calibration.__file__).parent / calibration.CALIBRATION_FILE).read_text("utf-8")
@@ -436,5 +436,5 @@ def test_the_shipped_calibration_is_used_only_with_the_prompts_it_was_fitted_wit
         assert 0 < entry["a"] < 10 and abs(entry["b"]) < 5
         expected = (entry["a"], entry["b"])
         got = calibration.shipped_calibration(sha)
-        assert got == (expected if entry["prompts"] == verifier_prompt_version() else None)
+        assert got == (expected if entry["prompts"] == statement_prompt_version() else None)
     assert calibration.shipped_calibration("0" * 64) is None

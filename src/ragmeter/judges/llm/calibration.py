@@ -2,7 +2,7 @@
 
 Two numbers per model, fitted by bench/verdict_calibration.py on held-back pairs of the
 training data only (never an evaluation set) and shipped in ``calibration.json``, keyed by the
-model file's sha256 and valid for the verifier prompts they were fitted with. A monotone map:
+model file's sha256 and valid for the statement prompt they were fitted with. A monotone map:
 it changes what a probability claims, not which claim ranks above which.
 """
 
@@ -13,7 +13,7 @@ import math
 from functools import cache
 from importlib import resources
 
-from .verifier import verifier_prompt_version
+from .verifier import statement_prompt_version
 
 CALIBRATION_FILE = "calibration.json"
 
@@ -28,12 +28,12 @@ def calibrate(p: float, ab: tuple[float, float]) -> float:
 @cache
 def shipped_calibration(model_sha256: str) -> tuple[float, float] | None:
     """The (a, b) shipped for the model file with this digest, when fitted with the current
-    verifier prompts; None otherwise."""
+    statement prompt; None otherwise."""
     path = resources.files(__package__).joinpath(CALIBRATION_FILE)
     if not path.is_file():
         return None
     entry = json.loads(path.read_text(encoding="utf-8")).get(model_sha256)
-    if not entry or entry.get("prompts") != verifier_prompt_version():
+    if not entry or entry.get("prompts") != statement_prompt_version():
         return None
     return float(entry["a"]), float(entry["b"])
 

@@ -55,6 +55,15 @@ def verifier_prompt_version() -> str:
     return digest.hexdigest()[:12]
 
 
+@cache
+def statement_prompt_version() -> str:
+    """A short hash of the statement prompt alone, the one a calibration is fitted with."""
+    digest = hashlib.sha256()
+    for lang in ("en", "zh"):
+        digest.update(f"{lang}\n{load_prompt('verdict_statement', lang)}\n".encode())
+    return digest.hexdigest()[:12]
+
+
 def _user(name: str, lang: Lang, **fields: str) -> Messages:
     return [{"role": "user", "content": Template(load_prompt(name, lang)).substitute(fields)}]
 
@@ -242,6 +251,7 @@ __all__ = [
     "question_block",
     "sample_windows",
     "statement_messages",
+    "statement_prompt_version",
     "verifier_prompt_version",
     "yes_probability",
 ]
