@@ -74,7 +74,7 @@ async def run(args: argparse.Namespace) -> None:
     )
     data = load()
     try:
-        for name, n in (("halluqa", args.n), ("summedits", args.n // 2)):
+        for name, n in (("halluqa", args.n), ("summedits", args.n // 3)):
             done = data.setdefault(name, [])
             for row in draw(name, n)[len(done) :]:
                 sample = Sample(

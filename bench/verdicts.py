@@ -174,6 +174,7 @@ async def demo(args: argparse.Namespace) -> None:
                 "claims_default": claim_ps(results["faithfulness"]),
                 "claims_hallucinating": claim_ps(faith_wrong),
                 "relevancy": {"answer": results["answer_relevancy"].score, **relevancy},
+                "calibration": judge.config.calibration,
             }
             rows.append(row)
             print(f"… {sample.case_id}: {seconds:.1f} s, {calls} calls {row}", file=sys.stderr)
@@ -229,6 +230,23 @@ async def compare(args: argparse.Namespace) -> None:
         for judge in judges.values():
             await judge.aclose()
     table(load())
+
+
+def claims(row: dict[str, Any], key: str, calibrated: bool) -> list[float]:
+    """A row's claim probabilities, raw or calibrated (with the shipped calibration of the
+    bundled 1.5B model), whichever way the run recorded them."""
+    from ragmeter.judges.llm.calibration import calibrate, shipped_calibration
+    from ragmeter.llama import BUNDLED_MODELS, DEFAULT_MODEL
+
+    shipped = shipped_calibration(BUNDLED_MODELS[DEFAULT_MODEL].sha256)
+    used = row.get("calibration")
+    ps = row[key]
+    if calibrated and used is None and shipped is not None:
+        return [calibrate(p, shipped) for p in ps]
+    if not calibrated and used is not None:
+        a, b = used  # invert sigmoid(a·logit(p) + b)
+        return [calibrate(p, (1 / a, -b / a)) for p in ps]
+    return ps
 
 
 def _ap(useful: list[bool]) -> float:
@@ -294,9 +312,12 @@ def table(data: dict[str, Any]) -> None:
             f"{sum(r['relevancy']['off_topic'] < 0.4 for r in picked)}/{len(picked)}",
         ]
         for fn in COMBINERS.values():
-            passed = sum(fn(r["claims_default"]) >= threshold for r in picked)
-            failed = sum(fn(r["claims_hallucinating"]) < threshold for r in picked)
-            line.append(f"{passed}/{failed}")
+            for calibrated in (False, True):
+                default = [claims(r, "claims_default", calibrated) for r in picked]
+                wrong = [claims(r, "claims_hallucinating", calibrated) for r in picked]
+                passed = sum(fn(ps) >= threshold for ps in default if ps)
+                failed = sum(fn(ps) < threshold for ps in wrong if ps)
+                line.append(f"{passed}/{failed}")
         out.append(line)
     load_avg = data["machine"].get("loadavg_before")
     print(f"\nllama judge, 1.5B, every metric in verifier mode; load average before {load_avg}")
@@ -311,7 +332,7 @@ def table(data: dict[str, Any]) -> None:
             "AR paraphrase",
             "AR off-topic",
             "off < 0.4",
-            *(f"faith {h} pass/fail-halluc" for h in COMBINERS),
+            *(f"faith {h}{c} pass/fail-halluc" for h in COMBINERS for c in ("", " cal.")),
         ],
         out,
     )

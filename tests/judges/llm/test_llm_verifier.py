@@ -377,7 +377,7 @@ async def test_the_llama_judge_scores_every_metric_by_graded_one_token_verdicts(
     assert all(r.score is not None for r in result.values())
     params = judge.fingerprint().params
     assert {params[f"{m}_mode"] for m in result} == {"verifier"}
-    assert set(judge.config.graded) == {"faithfulness", "context_recall", "context_precision"}
+    assert set(judge.config.graded) == {"faithfulness", "context_precision"}
     # one metric after another, chunks first: their evidence is cached for the statements
     kinds = [
         "chunk"

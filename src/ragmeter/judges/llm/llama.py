@@ -27,9 +27,11 @@ LLAMA_MODES: dict[str, Mode] = {
 """Every metric from one-token graded verdicts unless configured: JSON generations take tens
 of seconds each on a CPU, a one-token verdict about a second once its evidence is cached
 (bench/verdicts.py, README)."""
-LLAMA_GRADED: tuple[MetricName, ...] = ("faithfulness", "context_recall", "context_precision")
-"""Metrics scored from P(Yes) rather than 0/1 verdicts unless configured (answer relevancy in
-verifier mode is P(Yes) itself)."""
+LLAMA_GRADED: tuple[MetricName, ...] = ("faithfulness", "context_precision")
+"""Metrics scored from P(Yes) rather than 0/1 verdicts unless configured: on the demo set the
+thresholded context precision was 1.00 on every case (every chunk at P >= 0.5), the graded one
+ranks the chunks; context recall stays 0/1, as measured for the LLM judge (README). Answer
+relevancy in verifier mode is P(Yes) itself."""
 CACHE_ORDER: tuple[MetricName, ...] = (
     "context_precision",
     "faithfulness",
@@ -50,7 +52,7 @@ class LlamaJudge(OpenAIJudge):
     def __init__(self, config: LLMJudgeConfig, server: LlamaServer) -> None:
         super().__init__(config)
         self.server = server
-        self._lanes = asyncio.Semaphore(max(1, config.concurrency))
+        self._lanes = asyncio.Semaphore(max(1, server.options.parallel))
 
     async def judge(
         self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS
