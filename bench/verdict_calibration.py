@@ -59,7 +59,9 @@ def draw(lang: str, n: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]
         if len(by_label[row["label"]]) < n:
             by_label[row["label"]].append(row)
     fit = by_label[0][: n // 2] + by_label[1][: n // 2]
-    held = by_label[0][n // 2 :] + by_label[1][n // 2 :]
+    # alternating labels, so that every even prefix of the held-back half is balanced
+    pairs = zip(by_label[0][n // 2 :], by_label[1][n // 2 :], strict=True)
+    held = [r for pair in pairs for r in pair]
     return fit, held
 
 
@@ -83,6 +85,7 @@ async def run(args: argparse.Namespace) -> None:
     try:
         for lang in ("en", "zh"):
             fit, held = draw(lang, args.n)
+            held = held[: args.held]
             halves = (("fit", fit), ("held", held)) if args.layout == "verifier" else ()
             if args.layout == "plain":
                 halves = (("held_plain", held),)
@@ -276,6 +279,7 @@ def main() -> None:
     r = sub.add_parser("run")
     r.add_argument("--n", type=int, default=60)
     r.add_argument("--layout", choices=("verifier", "plain"), default="verifier")
+    r.add_argument("--held", type=int, default=None, help="held-back pairs per language")
     r.add_argument("--base-url", required=True)
     r.add_argument("--model", default="qwen2.5-coder-1.5b@cc324af070c2")
     sub.add_parser("fit")

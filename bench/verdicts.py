@@ -61,6 +61,27 @@ class _Attached:
 Sources = dict[str, tuple[str, ...]]
 
 
+TIMINGS: list[dict[str, float]] = []
+"""llama.cpp's own `timings` of each reply (prompt_n, cache_n, prompt_ms, predicted_ms)."""
+
+
+def record_server_timings() -> None:
+    """Keep the `timings` llama.cpp adds to each reply (the client asks for the raw bytes)."""
+    import openai
+
+    post = openai.AsyncOpenAI.post
+
+    async def recorded(self: Any, *args: Any, **kwargs: Any) -> Any:
+        out = await post(self, *args, **kwargs)
+        if isinstance(out, bytes):
+            timings = json.loads(out).get("timings")
+            if timings:
+                TIMINGS.append(timings)
+        return out
+
+    openai.AsyncOpenAI.post = recorded  # type: ignore[method-assign]
+
+
 async def samples(n_en: int, n_zh: int) -> tuple[list[Sample], dict[str, str], Sources]:
     """The fixed sample (default pipeline), each case's hallucinating answer and the corpus
     documents its reference comes from."""
@@ -141,14 +162,20 @@ async def demo(args: argparse.Namespace) -> None:
 
         server = LlamaServer(resolve_model(None, None), ServerOptions(parallel=args.parallel))
     load_before = os.getloadavg()
+    record_server_timings()
     judge = start_llama_judge(server, use_cache=False)
     rows = []
     try:
         for sample in chosen:
             started = time.perf_counter()
             calls_before = judge.stats()["calls"]
+            TIMINGS.clear()
             results = await judge.judge(sample)
             seconds = time.perf_counter() - started
+            server_side = {
+                key: round(sum(t.get(key, 0) for t in TIMINGS), 1)
+                for key in ("prompt_n", "cache_n", "prompt_ms", "predicted_ms")
+            }
             calls = judge.stats()["calls"] - calls_before
             other = off_topic(chosen, sample, sources)
             relevancy = {}
@@ -166,6 +193,7 @@ async def demo(args: argparse.Namespace) -> None:
                 "lang": sample.lang,
                 "seconds": round(seconds, 1),
                 "calls": calls,
+                "server": server_side,
                 "scores": {m: r.score for m, r in results.items()},
                 "unscored": {m: r.unscored_reason for m, r in results.items() if r.score is None},
                 "chunk_p": [c.score for c in prec.evidence.chunks],
@@ -305,6 +333,8 @@ def table(data: dict[str, Any]) -> None:
             len(picked),
             statistics.median(r["seconds"] for r in picked),
             statistics.median(r["calls"] for r in picked),
+            statistics.median(r.get("server", {}).get("prompt_n", 0) for r in picked),
+            statistics.median(r.get("server", {}).get("cache_n", 0) for r in picked),
             f"{sum(r['chunk_p'][r['answer_chunk']] >= 0.5 for r in held)}/{len(held)}",
             statistics.median(r["relevancy"]["answer"] for r in picked),
             statistics.median(r["relevancy"]["paraphrase"] for r in picked),
@@ -327,6 +357,8 @@ def table(data: dict[str, Any]) -> None:
             "cases",
             "s/case",
             "calls",
+            "tokens prefilled",
+            "from cache",
             "answer chunk useful",
             "AR answer",
             "AR paraphrase",
