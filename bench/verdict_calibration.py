@@ -201,8 +201,11 @@ def fit(args: argparse.Namespace) -> None:
             "mean_p_unsupported": float(p[y == 0].mean()),
         }
     report["layouts"] = {}
+    plain_n = {lang: len(data.get(f"{lang}_held_plain", [])) for lang in ("en", "zh")}
     for layout, suffix in (("verifier", "held"), ("plain", "held_plain")):
-        rows = [r for key in (f"en_{suffix}", f"zh_{suffix}") for r in data.get(key, [])]
+        rows = [  # the same pairs in both layouts: the plain run's prefix of the held half
+            r for lang in ("en", "zh") for r in data.get(f"{lang}_{suffix}", [])[: plain_n[lang]]
+        ]
         if rows:
             p, y = arrays(rows)
             report["layouts"][layout] = {
@@ -242,6 +245,16 @@ def table(data: dict[str, Any]) -> None:
     report = data.get("fit")
     if not report:
         return
+    layouts = report.get("layouts", {})
+    if layouts:
+        print("\nprompt layouts on the same held-back pairs (uncalibrated)")
+        print_table(
+            ["layout", "pairs", "AUROC", "P supp.", "P unsupp.", "ECE"],
+            [
+                [k, v["n"], v["auroc"], v["mean_p_supported"], v["mean_p_unsupported"], v["ece"]]
+                for k, v in layouts.items()
+            ],
+        )
     print(f"\nPlatt scaling a={report['a']:.3f} b={report['b']:.3f} on {report['n_fit']} pairs")
     rows = [
         [
