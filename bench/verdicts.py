@@ -3,6 +3,7 @@
     python bench/verdicts.py demo --en 4 --zh 4                 # starts the bundled 1.5B
     python bench/verdicts.py demo --base-url http://127.0.0.1:8391/v1   # a running server
     python bench/verdicts.py compare --en 1 --zh 1 --base-url ...   # verifier vs JSON modes
+    python bench/verdicts.py throughput --parallel 2            # the sample at once, N slots
     python bench/verdicts.py table                              # what was measured, no calls
 
 A fixed sample: the first `--en` English and `--zh` Chinese in-scope demo cases the default
@@ -42,13 +43,20 @@ NAME = "verdicts.json"
 
 
 class _Attached:
-    """A running llama.cpp server given by URL, in place of one the judge starts."""
+    """A running llama.cpp server given by URL, in place of one the judge starts (the bundled
+    model's digest when `model_id` names it, so its shipped calibration applies)."""
 
     def __init__(self, url: str, model_id: str) -> None:
         from types import SimpleNamespace
 
+        from ragmeter.llama import BUNDLED_MODELS
+
+        sha = next(
+            (m.sha256 for m in BUNDLED_MODELS.values() if model_id == f"{m.name}@{m.sha256[:12]}"),
+            model_id,
+        )
         self.url = url
-        self.model = SimpleNamespace(model_id=model_id, sha256=model_id)
+        self.model = SimpleNamespace(model_id=model_id, sha256=sha)
         self.options = SimpleNamespace(parallel=1)
 
     def start(self) -> str:
@@ -277,6 +285,38 @@ def claims(row: dict[str, Any], key: str, calibrated: bool) -> list[float]:
     return ps
 
 
+async def throughput(args: argparse.Namespace) -> None:
+    """Seconds for the whole sample judged at once (the runner's way) on a server this bench
+    starts with `--parallel` slots; no call cache."""
+    from ragmeter.judges.llm.llama import start_llama_judge
+    from ragmeter.llama import LlamaServer, ServerOptions, resolve_model
+
+    chosen, _, _ = await samples(args.en, args.zh)
+    options = ServerOptions(
+        parallel=args.parallel, **({"threads": args.threads} if args.threads else {})
+    )
+    server = LlamaServer(resolve_model(None, None), options)
+    judge = start_llama_judge(server, use_cache=False)
+    try:
+        started = time.perf_counter()
+        await asyncio.gather(*(judge.judge(s) for s in chosen))
+        seconds = time.perf_counter() - started
+    finally:
+        await judge.aclose()
+    data = load()
+    data.setdefault("throughput", []).append(
+        {
+            "parallel": args.parallel,
+            "threads": options.threads,
+            "cases": len(chosen),
+            "seconds": round(seconds, 1),
+            "loadavg": os.getloadavg()[0],
+        }
+    )
+    write_json(NAME, data)
+    print(data["throughput"])
+
+
 def _ap(useful: list[bool]) -> float:
     from ragmeter.judges.rules import average_precision
 
@@ -384,12 +424,19 @@ def main() -> None:
     c.add_argument("--zh", type=int, default=1)
     c.add_argument("--base-url", required=True)
     c.add_argument("--model", default="qwen2.5-coder-1.5b@cc324af070c2")
+    t = sub.add_parser("throughput")
+    t.add_argument("--en", type=int, default=2)
+    t.add_argument("--zh", type=int, default=2)
+    t.add_argument("--parallel", type=int, default=1)
+    t.add_argument("--threads", type=int, default=None)
     sub.add_parser("table")
     args = parser.parse_args()
     if args.command == "demo":
         asyncio.run(demo(args))
     elif args.command == "compare":
         asyncio.run(compare(args))
+    elif args.command == "throughput":
+        asyncio.run(throughput(args))
     else:
         table(load())
 
