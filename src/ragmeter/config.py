@@ -70,6 +70,11 @@ class JudgeSettings(BaseModel):
     and for `llama` the mode its README section names."""
     context_recall_mode: Literal["json", "verifier"] | None = None
     """LLM judges: the same choice for context recall."""
+    context_precision_mode: Literal["json", "verifier"] | None = None
+    """LLM judges: the same choice for context precision (`verifier`: P(useful) per chunk)."""
+    answer_relevancy_mode: Literal["json", "verifier"] | None = None
+    """LLM judges: the same choice for answer relevancy (`verifier`: P(the answer addresses
+    the question), one call, in place of reverse questions and embeddings)."""
     graded: list[MetricName] | None = None
     """LLM judges: metrics scored from verdict probabilities instead of 0/1 verdicts
     (default: faithfulness only; `[]` for 0/1 everywhere)."""

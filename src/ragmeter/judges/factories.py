@@ -176,7 +176,12 @@ def _shared_llm_fields(settings: JudgeSettings) -> dict[str, Any]:
         "concurrency": settings.concurrency,
         **{
             key: value
-            for key in ("faithfulness_mode", "context_recall_mode")
+            for key in (
+                "faithfulness_mode",
+                "context_recall_mode",
+                "context_precision_mode",
+                "answer_relevancy_mode",
+            )
             if (value := getattr(settings, key)) is not None
         },
         **({"graded": tuple(settings.graded)} if settings.graded is not None else {}),

@@ -70,6 +70,14 @@ class FakeRequest:
         return ""
 
     @property
+    def last_user_text(self) -> str:
+        """The last user message (a one-token prompt after its worked examples)."""
+        for message in reversed(self.messages):
+            if message.get("role") == "user":
+                return str(message.get("content") or "")
+        return ""
+
+    @property
     def is_repair(self) -> bool:
         return any(m.get("role") == "assistant" for m in self.messages)
 
@@ -79,6 +87,43 @@ class FakeRequest:
 
 
 Responder = Callable[[FakeRequest], str]
+
+
+ONE_TOKEN_LABELS = {
+    "Evidence": "EVIDENCE",
+    "证据": "EVIDENCE",
+    "Question": "QUESTION",
+    "问题": "QUESTION",
+    "Conversation so far": "HISTORY",
+    "此前的对话": "HISTORY",
+    "Statement": "STATEMENT",
+    "陈述": "STATEMENT",
+    "Reference answer": "REFERENCE",
+    "参考答案": "REFERENCE",
+    "Answer": "ANSWER",
+    "回答": "ANSWER",
+}
+"""The paragraph labels of ragmeter's one-token prompts (``judges/llm/prompts/*/verdict_*``)."""
+_LABELLED = re.compile(
+    r"^(" + "|".join(re.escape(k) for k in ONE_TOKEN_LABELS) + r")[:：][ \n]?", re.S
+)
+
+
+def one_token_sections(text: str) -> dict[str, str]:
+    """The labelled paragraphs of a one-token prompt by label (``EVIDENCE``, ``QUESTION``,
+    ``STATEMENT``, ``REFERENCE``, ``ANSWER``, ``HISTORY``); an unlabelled paragraph belongs
+    to the one before it, unless it is an instruction (it asks for Yes or No)."""
+    sections: dict[str, str] = {}
+    current: str | None = None
+    paragraphs = text.split("\n\n")
+    for paragraph in paragraphs:
+        found = _LABELLED.match(paragraph)
+        if found:
+            current = ONE_TOKEN_LABELS[found.group(1)]
+            sections[current] = paragraph[found.end() :]
+        elif current is not None and not re.search(r"Yes (?:or|或) No", paragraph):
+            sections[current] += "\n\n" + paragraph
+    return sections
 
 
 def schema_valid(request: FakeRequest) -> str:
@@ -211,9 +256,8 @@ class Smart:
             "ContextRecallPoints": self.recall,
         }.get(request.schema_name or "")
         if handler is None:
-            blocks = request.blocks()
-            if request.schema_name is None and {"EVIDENCE", "CLAIM"} <= blocks.keys():
-                return self.verify_one(blocks)
+            if request.schema_name is None and request.body.get("max_tokens") == 1:
+                return self.verdict(one_token_sections(request.last_user_text))
             return schema_valid(request)
         return json.dumps(handler(request.blocks(), request.task_text), ensure_ascii=False)
 
@@ -255,12 +299,27 @@ class Smart:
             )
         return {"verdicts": out}
 
-    def verify_one(self, blocks: dict[str, str]) -> str:
-        """A one-token verifier reply: Yes when the claim's words are in the evidence."""
-        claim, evidence = blocks["CLAIM"], blocks["EVIDENCE"]
-        if set(_NUMBER.findall(claim)) - set(_NUMBER.findall(evidence)):
+    def verdict(self, sections: dict[str, str]) -> str:
+        """A one-token verdict (``verifier`` mode), by word overlap: a statement is supported
+        when the evidence holds its words and numbers; a chunk is useful when it holds a
+        sentence of the reference answer; an answer addresses the question when it holds
+        some of the question's words. "Maybe" for a prompt it does not know."""
+        evidence = sections.get("EVIDENCE")
+        if evidence is not None and "STATEMENT" in sections:
+            return self.verify_one(sections["STATEMENT"], evidence)
+        if evidence is not None and "REFERENCE" in sections:
+            points = split_sentences(sections["REFERENCE"])
+            return "Yes" if any(overlap(p, evidence) >= self.threshold for p in points) else "No"
+        if "ANSWER" in sections and "QUESTION" in sections:
+            on_topic = overlap(sections["QUESTION"], sections["ANSWER"]) >= self.threshold / 2
+            return "Yes" if on_topic else "No"
+        return "Maybe"
+
+    def verify_one(self, statement: str, evidence: str) -> str:
+        """Yes when the statement's words and numbers are in the evidence."""
+        if set(_NUMBER.findall(statement)) - set(_NUMBER.findall(evidence)):
             return "No"
-        return "Yes" if overlap(claim, evidence) >= self.threshold else "No"
+        return "Yes" if overlap(statement, evidence) >= self.threshold else "No"
 
     def relevancy(self, blocks: dict[str, str], task: str) -> dict[str, Any]:
         answer, question = blocks.get("ANSWER", ""), blocks.get("QUESTION", "")

@@ -1,20 +1,29 @@
-"""Verifier mode: claims x evidence windows, one Yes/No token each, scored by P(Yes) (issue 18)."""
+"""Verifier mode: every metric from one-token graded verdicts, P(Yes) (issues 18 and 32)."""
 
 from __future__ import annotations
 
 import math
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 
 from ragmeter.judges.base import Sample
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
-from ragmeter.judges.llm.verifier import evidence_windows, yes_probability
+from ragmeter.judges.llm.combine import combine, soft_min
+from ragmeter.judges.llm.verified_claims import statements
+from ragmeter.judges.llm.verifier import (
+    evidence_windows,
+    pick_windows,
+    sample_windows,
+    yes_probability,
+)
 from ragmeter.llm import forget_output_modes
 from ragmeter.llm.cost import count_tokens
 from ragmeter.llm.logprobs import TokenLogprob
 from ragmeter.runner import evaluate
 from ragmeter.testing import FakeOpenAI, Smart
+from ragmeter.testing.responders import one_token_sections
 
 SAMPLE = Sample(
     case_id="c1",
@@ -23,8 +32,27 @@ SAMPLE = Sample(
     contexts=["The warehouse is in Leeds.", "It has 4 loading docks.", "Rivers flow east."],
     answer="The warehouse is in Leeds. It has 4 loading docks. It opened in 1990.",
 )
-# P(the reply's own token) per claim; the fake server gives the other token the rest
-SURE = {"The warehouse is in Leeds.": 0.9, "It has 4 loading docks.": 0.7}
+ZH = Sample(
+    case_id="z1",
+    question="仓库在哪里，有几个装卸码头？",
+    ground_truth="仓库位于利兹。仓库有 4 个装卸码头。",
+    contexts=["仓库位于利兹市中心。", "仓库有 4 个装卸码头。", "河流向东流。"],
+    answer="仓库位于利兹。仓库有 4 个装卸码头。仓库建于 1990 年。",
+    lang="zh",
+)
+# P(the reply's own token) per statement; the fake server gives the other token the rest
+SURE = {
+    "The warehouse is in Leeds.": 0.9,
+    "It has 4 loading docks.": 0.7,
+    "仓库位于利兹。": 0.9,
+    "仓库有 4 个装卸码头。": 0.7,
+}
+ALL_VERIFIER = {
+    "faithfulness_mode": "verifier",
+    "context_recall_mode": "verifier",
+    "context_precision_mode": "verifier",
+    "answer_relevancy_mode": "verifier",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -39,17 +67,21 @@ def config(server, path, **kw):
         cache_path=path,
         embedding=EmbeddingEndpoint(model="emb", base_url=server.base_url, api_key_env=None),
         concurrency=2,
-        faithfulness_mode="verifier",
-        **kw,
+        **{**ALL_VERIFIER, **kw},
     )
 
 
+def sections(request):
+    """The labelled paragraphs of a one-token call (a request or a logged one)."""
+    return one_token_sections(request.body["messages"][-1]["content"])
+
+
 def confidence(request, _n):
-    return SURE.get(request.blocks().get("CLAIM", ""), 0.8)
+    return SURE.get(sections(request).get("STATEMENT", ""), 0.8)
 
 
-def verifier_calls(server):
-    return [r for r in server.chat_log() if "<<<CLAIM>>>" in str(r.body["messages"][-1])]
+def one_token_calls(server):
+    return [r for r in server.chat_log() if r.body.get("max_tokens") == 1]
 
 
 def test_yes_probability_from_the_alternatives_or_the_token():
@@ -78,38 +110,59 @@ def test_long_evidence_is_cut_between_sentences():
     assert len(evidence_windows("word " * 400, "en", max_tokens=100)) >= 4
 
 
-async def test_claims_times_windows_evidence_first_scored_by_p_yes(tmp_path):
+@pytest.mark.parametrize("sample", [SAMPLE, ZH], ids=["en", "zh"])
+def test_claims_are_split_by_rules_and_short_answers_read_with_their_question(sample):
+    assert len(statements(sample.answer, sample.question, sample.lang)) == 3
+    short = statements("4." if sample.lang == "en" else "4 个。", sample.question, sample.lang)
+    assert len(short) == 1 and sample.question in short[0]
+    windows = sample_windows(sample)
+    # a statement's two best windows include the chunk that holds it, in window order
+    for i, chunk in enumerate(sample.contexts[:2]):
+        picked = pick_windows(chunk, windows, sample.lang)
+        assert len(picked) == 2 and i in picked and picked == sorted(picked)
+
+
+@pytest.mark.parametrize("sample", [SAMPLE, ZH], ids=["en", "zh"])
+async def test_faithfulness_needs_no_generation_and_checks_each_claim_in_two_windows(
+    tmp_path, sample
+):
     with FakeOpenAI(Smart(), confidence=confidence) as server:
         judge = build_llm_judge(config(server, tmp_path / "a.db", graded=("faithfulness",)))
-        result = (await judge.judge(SAMPLE, ("faithfulness",)))["faithfulness"]
+        result = (await judge.judge(sample, ("faithfulness",)))["faithfulness"]
         fingerprint = judge.fingerprint()
         await judge.aclose()
-        calls = verifier_calls(server)
-    assert len(calls) == 3 * 3  # three claims x three one-window chunks
+        calls = one_token_calls(server)
+    assert len(server.chat_log()) == len(calls) == 3 * 2  # no claims call; 3 claims x 2 windows
     for call in calls:
-        assert call.body["max_tokens"] == 1 and call.body["logprobs"] is True
-        user = call.body["messages"][-1]["content"]
-        assert user.index("<<<EVIDENCE>>>") < user.index("<<<CLAIM>>>")  # evidence first
-    # the calls of one window share its prefix and follow one another
-    firsts = [c.body["messages"][-1]["content"].split("<<<CLAIM>>>")[0] for c in calls]
-    assert len(set(firsts)) == 3
+        assert call.body["logprobs"] is True
+        assert len(call.body["messages"]) == 1 and call.body["messages"][0]["role"] == "user"
+        user = call.body["messages"][0]["content"]
+        assert "<<<" not in user  # the plain layout: no markers, no system message
+        found = sections(call)
+        assert found["EVIDENCE"] in sample.contexts and user.startswith(("Evidence", "证据"))
+        assert user.endswith(found["STATEMENT"])  # evidence first, the statement last
     claims = result.evidence.claims
     assert [c.verdict for c in claims] == ["supported", "supported", "not_verifiable"]
-    assert [c.chunk_index for c in claims] == [0, 1, 0]
-    assert claims[0].span is not None and claims[0].span.end == len(SAMPLE.contexts[0])
-    # best window: the Yes at 0.9 / 0.7; the unsupported claim is No everywhere at 0.8
+    assert [c.chunk_index for c in claims][:2] == [0, 1]
     assert [c.confidence for c in claims] == pytest.approx([0.9, 0.7, 0.2])
-    assert result.score == pytest.approx((0.9 + 0.7 + 0.2) / 3)
-    assert result.calls == 1 + 9  # the claims call and the verifier calls, counted
-    assert result.tokens > 0
+    # one unsupported claim pulls the case down: a soft minimum, not the mean
+    assert result.score == pytest.approx(soft_min([0.9, 0.7, 0.2]))
+    assert result.score < (0.9 + 0.7 + 0.2) / 3
+    assert result.calls == 6 and result.tokens > 0
     assert fingerprint.params["faithfulness_mode"] == "verifier"
     assert "verifier_prompts" in fingerprint.params
 
 
-@pytest.mark.parametrize("seed", range(4))
+def test_the_soft_minimum_lies_between_the_minimum_and_the_mean():
+    assert soft_min([0.8, 0.8, 0.8]) == pytest.approx(0.8)
+    copied_and_one_false = [0.95, 0.95, 0.95, 0.1]
+    assert min(copied_and_one_false) < combine(copied_and_one_false) < 0.5
+    assert combine(copied_and_one_false, "mean") > 0.7  # the mean lets the false claim pass
+    assert combine([0.9, 0.85]) == pytest.approx(0.87, abs=0.01)
+
+
+@pytest.mark.parametrize("seed", range(3))
 async def test_a_tie_names_the_first_window_whichever_reply_comes_back_first(tmp_path, seed):
-    # replies come back in a random order: a claim No at 0.8 in every window is tied
-    # everywhere, and its evidence must still be the first window, not the first reply
     def jitter(rng):
         return rng.uniform(0.0, 0.03)
 
@@ -117,6 +170,7 @@ async def test_a_tie_names_the_first_window_whichever_reply_comes_back_first(tmp
         judge = build_llm_judge(config(server, tmp_path / "a.db"))
         result = (await judge.judge(SAMPLE, ("faithfulness",)))["faithfulness"]
         await judge.aclose()
+    # the invented claim is No at 0.8 in both its windows (chunks 0 and 1): the first is named
     assert [c.chunk_index for c in result.evidence.claims] == [0, 1, 0]
 
 
@@ -127,36 +181,110 @@ async def test_zero_one_score_unless_graded_and_a_rerun_makes_no_calls(tmp_path)
             result = (await judge.judge(SAMPLE, ("faithfulness",)))["faithfulness"]
             stats = judge.stats()
             await judge.aclose()
-        second_run_calls = len(server.chat_log()) - 10
+        second_run_calls = len(server.chat_log()) - 6
     assert result.score == pytest.approx(2 / 3)  # share of claims with P >= 0.5
     assert second_run_calls == 0  # one-token replies are cached like any other
-    assert stats["cached_calls"] == 10 and result.calls == 10
+    assert stats["cached_calls"] == 6 and result.calls == 6
 
 
-async def test_context_recall_in_verifier_mode(tmp_path):
+@pytest.mark.parametrize("sample", [SAMPLE, ZH], ids=["en", "zh"])
+async def test_context_recall_splits_the_reference_by_rules(tmp_path, sample):
     with FakeOpenAI(Smart(), confidence=confidence) as server:
-        judge = build_llm_judge(
-            config(server, tmp_path / "a.db", context_recall_mode="verifier", graded=())
-        )
-        result = (await judge.judge(SAMPLE, ("context_recall",)))["context_recall"]
+        judge = build_llm_judge(config(server, tmp_path / "a.db", graded=()))
+        result = (await judge.judge(sample, ("context_recall",)))["context_recall"]
         await judge.aclose()
+        n_calls = len(server.chat_log())
     points = result.evidence.points
-    assert [p.point for p in points] == ["The warehouse is in Leeds.", "It has 4 loading docks."]
-    assert [p.chunk_index for p in points] == [0, 1]
-    assert result.score == 1.0
+    assert [p.point for p in points] == statements(
+        sample.ground_truth, sample.question, sample.lang
+    )
+    assert len(points) == 2 and [p.chunk_index for p in points] == [0, 1]
+    assert result.score == 1.0 and n_calls == 2 * 2
+
+
+@pytest.mark.parametrize("sample", [SAMPLE, ZH], ids=["en", "zh"])
+async def test_context_precision_asks_each_chunk_whether_it_helps(tmp_path, sample):
+    useful = {sample.contexts[0]: 0.9, sample.contexts[1]: 0.8, sample.contexts[2]: 0.7}
+
+    def chunk_confidence(request, _n):
+        return useful.get(sections(request).get("EVIDENCE", ""), 0.5)
+
+    with FakeOpenAI(Smart(), confidence=chunk_confidence) as server:
+        judge = build_llm_judge(config(server, tmp_path / "a.db", graded=("context_precision",)))
+        result = (await judge.judge(sample, ("context_precision",)))["context_precision"]
+        await judge.aclose()
+        calls = one_token_calls(server)
+    assert len(calls) == 3  # one per chunk
+    for call in calls:
+        found = sections(call)
+        assert found["REFERENCE"] == sample.ground_truth and found["EVIDENCE"] in sample.contexts
+    chunks = result.evidence.chunks
+    assert [c.useful for c in chunks] == [True, True, False]
+    assert [c.score for c in chunks] == pytest.approx([0.9, 0.8, 0.3])
+    from ragmeter.judges.llm.graded import soft_average_precision
+
+    assert result.score == pytest.approx(soft_average_precision([0.9, 0.8, 0.3]))
+
+
+@pytest.mark.parametrize(
+    ("answer", "lang", "question"),
+    [
+        (
+            "The warehouse has 4 loading docks.",
+            "en",
+            "How many loading docks does the warehouse have?",
+        ),
+        ("仓库有 4 个装卸码头。", "zh", "仓库有几个装卸码头？"),
+    ],
+)
+async def test_answer_relevancy_is_one_verdict_that_sees_an_off_topic_answer(
+    tmp_path, answer, lang, question
+):
+    off_topic = "Rivers flow east." if lang == "en" else "河流向东流。"
+    base = Sample(case_id="r", question=question, answer=answer, contexts=["x"], lang=lang)
+    with FakeOpenAI(Smart(), confidence=lambda r, n: 0.9) as server:
+        judge = build_llm_judge(config(server, tmp_path / "a.db"))
+        on = (await judge.judge(base, ("answer_relevancy",)))["answer_relevancy"]
+        off_sample = base.model_copy(update={"answer": off_topic, "case_id": "o"})
+        off = (await judge.judge(off_sample, ("answer_relevancy",)))["answer_relevancy"]
+        await judge.aclose()
+        calls = one_token_calls(server)
+    assert on.score == pytest.approx(0.9) and off.score == pytest.approx(0.1)
+    assert len(calls) == 2 and on.calls == 1
+    # worked examples first (the same for every call), the case last
+    messages = calls[0].body["messages"]
+    assert [m["role"] for m in messages][-3:] == ["user", "assistant", "user"]
+    assert answer in messages[-1]["content"] and answer not in messages[0]["content"]
+    assert on.evidence.generated_questions == []  # no reverse questions, no embeddings
+
+
+async def test_an_evasive_answer_scores_zero_and_a_declined_out_of_scope_one_without_a_call(
+    tmp_path,
+):
+    evasive = SAMPLE.model_copy(update={"answer": "I'm sorry, I don't know."})
+    declined = evasive.model_copy(update={"category": "out_of_scope", "case_id": "oos"})
+    with FakeOpenAI(Smart()) as server:
+        judge = build_llm_judge(config(server, tmp_path / "a.db"))
+        a = (await judge.judge(evasive, ("answer_relevancy",)))["answer_relevancy"]
+        b = (await judge.judge(declined, ("answer_relevancy",)))["answer_relevancy"]
+        await judge.aclose()
+        n_calls = len(server.chat_log())
+    assert (a.score, a.reason_code, a.evidence.abstained) == (0.0, "refusal", True)
+    assert (b.score, b.reason_code) == (1.0, "out_of_scope")
+    assert n_calls == 0
 
 
 async def test_a_reply_that_is_neither_yes_nor_no_leaves_the_metric_unscored(tmp_path):
     class Chatty(Smart):
-        def verify_one(self, blocks):
+        def verdict(self, sections):
             return "Maybe"
 
     with FakeOpenAI(Chatty()) as server:
         judge = build_llm_judge(config(server, tmp_path / "a.db"))
-        result = (await judge.judge(SAMPLE, ("faithfulness",)))["faithfulness"]
+        result = await judge.judge(SAMPLE)
         await judge.aclose()
-    assert result.score is None
-    assert "neither Yes nor No for 3 of 3" in result.unscored_reason
+    assert all(r.score is None for r in result.values())
+    assert "neither Yes nor No for 3 of 3" in result["faithfulness"].unscored_reason
 
 
 @pytest.mark.parametrize(("mode", "said"), [("ignore", "returned no"), ("reject", "refused")])
@@ -188,18 +316,20 @@ def test_without_logprobs_the_token_decides_and_the_run_says_so_once(tmp_path, m
         ]
     notes = [w for w in run.run.warnings if "log-probabilities" in w]
     assert len(notes) == 1 and said in notes[0] and "verdicts are 0/1, not graded" in notes[0]
-    print(notes[0])
 
 
-async def test_dry_run_estimate_counts_the_verifier_calls(tmp_path):
+@pytest.mark.parametrize("sample", [SAMPLE, ZH], ids=["en", "zh"])
+async def test_dry_run_estimate_counts_every_one_token_call(tmp_path, sample):
     with FakeOpenAI(Smart(), confidence=confidence) as server:
-        judge = build_llm_judge(config(server, tmp_path / "a.db", context_recall_mode="verifier"))
-        estimate = judge.estimate([SAMPLE], ("faithfulness", "context_recall"))
-        result = await judge.judge(SAMPLE, ("faithfulness", "context_recall"))
+        judge = build_llm_judge(config(server, tmp_path / "a.db"))
+        estimate = judge.estimate([sample])
+        result = await judge.judge(sample)
         await judge.aclose()
-    for metric in ("faithfulness", "context_recall"):
-        assert estimate.by_metric[metric].calls == result[metric].calls
-    assert estimate.calls == 10 + 7  # claims call + 3 x 3 windows; split call + 2 points x 3
+        calls = one_token_calls(server)
+    for metric, r in result.items():
+        assert estimate.by_metric[metric].calls == r.calls, metric
+    assert estimate.calls == len(calls) == 6 + 4 + 3 + 1
+    assert estimate.completion_tokens == len(calls)
 
 
 async def test_one_call_at_a_time_keeps_each_windows_claims_together(tmp_path):
@@ -208,10 +338,10 @@ async def test_one_call_at_a_time_keeps_each_windows_claims_together(tmp_path):
         judge = build_llm_judge(cfg)
         await judge.judge(SAMPLE, ("faithfulness",))
         await judge.aclose()
-        calls = sorted(verifier_calls(server), key=lambda r: r.started)
-    prefixes = [c.body["messages"][-1]["content"].split("<<<CLAIM>>>")[0] for c in calls]
-    runs = [p for i, p in enumerate(prefixes) if i == 0 or p != prefixes[i - 1]]
-    assert len(runs) == 3  # window after window, never interleaved (one slot's prompt cache)
+        calls = sorted(one_token_calls(server), key=lambda r: r.started)
+    evidence = [sections(c)["EVIDENCE"] for c in calls]
+    runs = [e for i, e in enumerate(evidence) if i == 0 or e != evidence[i - 1]]
+    assert len(runs) == len(set(evidence))  # window after window, never interleaved
 
 
 class _Server:
@@ -232,23 +362,78 @@ class _Server:
         self.closed = True
 
 
-@pytest.mark.parametrize(
-    ("given", "mode", "graded"),
-    [
-        ({}, "verifier", ("faithfulness",)),
-        ({"faithfulness_mode": "json"}, "json", ("faithfulness",)),
-    ],
-)
-async def test_the_llama_judge_defaults_to_graded_verifier_mode(tmp_path, given, mode, graded):
+async def test_the_llama_judge_scores_every_metric_by_graded_one_token_verdicts(tmp_path):
     from ragmeter.judges.llm.llama import start_llama_judge
 
     with FakeOpenAI(Smart(), confidence=confidence) as fake:
         server = _Server(fake.base_url)
-        judge = start_llama_judge(server, cache_path=tmp_path / "a.db", **given)  # type: ignore[arg-type]
-        result = (await judge.judge(SAMPLE, ("faithfulness",)))["faithfulness"]
+        judge = start_llama_judge(server, cache_path=tmp_path / "a.db")  # type: ignore[arg-type]
+        result = await judge.judge(SAMPLE)
         await judge.aclose()
+        calls = sorted(fake.chat_log(), key=lambda r: r.started)
     assert server.closed
-    assert judge.config.faithfulness_mode == mode and judge.config.graded == graded
-    if mode == "verifier":
-        assert judge.fingerprint().params["faithfulness_mode"] == "verifier"
-        assert result.score == pytest.approx((0.9 + 0.7 + 0.2) / 3)
+    assert all(r.body.get("max_tokens") == 1 for r in calls)  # no generation at all
+    assert all(r.score is not None for r in result.values())
+    params = judge.fingerprint().params
+    assert {params[f"{m}_mode"] for m in result} == {"verifier"}
+    assert set(judge.config.graded) == {"faithfulness", "context_precision"}
+    # one metric after another, chunks first: their evidence is cached for the statements
+    kinds = [
+        "chunk"
+        if "REFERENCE" in sections(r)
+        else "statement"
+        if "STATEMENT" in sections(r)
+        else "answer"
+        for r in calls
+    ]
+    # the reference's points are claims of the answer too: the same prompts, from the cache
+    assert kinds == ["chunk"] * 3 + ["statement"] * 6 + ["answer"]
+    assert result["context_recall"].calls == 4 and judge.stats()["cached_calls"] == 4
+
+
+async def test_the_llama_judge_judges_one_case_per_slot_at_a_time(tmp_path):
+    from ragmeter.judges.llm.llama import start_llama_judge
+
+    other = SAMPLE.model_copy(update={"case_id": "c2", "question": "Which docks exist?"})
+    with FakeOpenAI(Smart(), confidence=confidence, latency=lambda rng: 0.005) as fake:
+        judge = start_llama_judge(_Server(fake.base_url), cache_path=tmp_path / "a.db")  # type: ignore[arg-type]
+        import asyncio
+
+        await asyncio.gather(judge.judge(SAMPLE), judge.judge(other))
+        await judge.aclose()
+        calls = sorted(fake.chat_log(), key=lambda r: r.started)
+    questions = [sections(r).get("QUESTION", "").split("\n")[0] for r in calls]
+    runs = [q for i, q in enumerate(questions) if i == 0 or q != questions[i - 1]]
+    assert len(runs) == 2  # every call of one case, then every call of the other
+
+
+async def test_platt_scaling_maps_each_statements_p_and_names_itself(tmp_path):
+    with FakeOpenAI(Smart(), confidence=confidence) as server:
+        judge = build_llm_judge(config(server, tmp_path / "a.db", calibration=(2.0, 0.0)))
+        result = (await judge.judge(SAMPLE, ("faithfulness",)))["faithfulness"]
+        fingerprint = judge.fingerprint()
+        await judge.aclose()
+    # sigmoid(2·logit(p)) = p² / (p² + (1 - p)²): 0.9 -> 0.988, 0.7 -> 0.845, 0.2 -> 0.059
+    assert [c.confidence for c in result.evidence.claims] == pytest.approx(
+        [0.9878, 0.8448, 0.0588], abs=1e-4
+    )
+    assert fingerprint.params["calibration"] == [2.0, 0.0]
+
+
+def test_the_shipped_calibration_is_used_only_with_the_prompts_it_was_fitted_with(
+    tmp_path, monkeypatch
+):
+    import json
+
+    from ragmeter.judges.llm import calibration
+    from ragmeter.judges.llm.verifier import statement_prompt_version
+
+    shipped = json.loads(
+        (Path(calibration.__file__).parent / calibration.CALIBRATION_FILE).read_text("utf-8")
+    )
+    for sha, entry in shipped.items():
+        assert 0 < entry["a"] < 10 and abs(entry["b"]) < 5
+        expected = (entry["a"], entry["b"])
+        got = calibration.shipped_calibration(sha)
+        assert got == (expected if entry["prompts"] == statement_prompt_version() else None)
+    assert calibration.shipped_calibration("0" * 64) is None

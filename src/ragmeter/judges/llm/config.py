@@ -12,6 +12,9 @@ from ...llm.retry import DEFAULT_PATIENCE
 from ...llm.structured import OutputMode
 from ..base import MetricName
 
+Mode = Literal["json", "verifier"]
+"""How an LLM judge scores a metric: JSON generations, or one-token graded verdicts."""
+
 
 class EmbeddingEndpoint(BaseModel):
     """An OpenAI-compatible ``/embeddings`` endpoint for answer relevancy."""
@@ -78,12 +81,23 @@ class LLMJudgeConfig(BaseModel):
     claims, context recall = mean P(attributed), context precision = average precision
     weighted by P(useful)) instead of 0/1 verdicts, where the endpoint gives them; ``()`` for
     0/1 scores everywhere. The default follows bench/llm_agreement.py (see the README)."""
-    faithfulness_mode: Literal["json", "verifier"] = "json"
-    """``json``: one call verifies all claims with reasons; ``verifier``: one call per claim and
-    evidence window, one output token (Yes/No) scored by its probability (fast on llama.cpp,
-    whose prompt cache shares each window's prefill across the claims)."""
-    context_recall_mode: Literal["json", "verifier"] = "json"
+    faithfulness_mode: Mode = "json"
+    """``json``: a call splits the answer into claims and one verifies them all, with reasons;
+    ``verifier``: the claims split by rules (no call), each verified against its best two
+    evidence windows, one output token (Yes/No) per call scored by its probability (fast on
+    llama.cpp, whose prompt cache shares each window's prefill across the claims)."""
+    context_recall_mode: Mode = "json"
     """The same choice for context recall: the reference split into points, each verified."""
+    context_precision_mode: Mode = "json"
+    """``json``: one call rates every chunk; ``verifier``: each chunk asked whether it helps
+    answer the question, one Yes/No token scored by P(Yes)."""
+    answer_relevancy_mode: Mode = "json"
+    """``json``: questions written back from the answer, compared with the question by
+    embeddings; ``verifier``: one Yes/No token, P(the answer addresses the question)."""
+    calibration: tuple[float, float] | None = None
+    """Platt scaling (a, b) of the statements' P(supported) in verifier mode (faithfulness,
+    context recall): sigmoid(a·logit(P) + b); None for P as the model gives it. The llama
+    judge ships one per bundled model (`calibration.json`)."""
     batch: bool = False
     """Send the calls through the endpoint's batch API in rounds (``ragmeter.llm.batch``),
     billed at batch prices."""

@@ -31,6 +31,8 @@ class JudgeContext:
     n_questions: int
     graded: frozenset[MetricName] = frozenset()
     """Metrics scored from verdict probabilities instead of 0/1 verdicts (when readable)."""
+    calibration: tuple[float, float] | None = None
+    """Platt scaling of the statements' P(supported) in verifier mode (`calibration`)."""
 
     async def ask(
         self,

@@ -10,6 +10,8 @@ from ...llm.client import estimate_prompt_tokens
 from ...llm.cost import Estimate, MetricEstimate, PriceTable, count_tokens
 from ...llm.structured import SCHEMA_INSTRUCTION, OutputMode, response_format, strict_schema
 from ..base import MetricName, Sample
+from ..local.claims import is_refusal
+from ..rules import precheck
 from .context import messages_for
 from .prompts import fence
 from .schemas import (
@@ -19,7 +21,15 @@ from .schemas import (
     FaithfulnessClaims,
     FaithfulnessVerdicts,
 )
-from .verifier import evidence_windows, verifier_messages
+from .verified_claims import statements, with_question
+from .verifier import (
+    answer_messages,
+    chunk_messages,
+    pick_windows,
+    question_block,
+    sample_windows,
+    statement_messages,
+)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*")
 # Completion tokens per output item, observed on typical judge replies.
@@ -46,7 +56,7 @@ def estimate_run(
 ) -> Estimate:
     """Calls and prompt tokens as the prompts would be sent (claims approximated by the
     answer's sentences), expected completion tokens, and the cost; metrics in `verifier` are
-    estimated in verifier mode (a one-token call per claim and evidence window). With a
+    estimated in verifier mode (the one-token calls `verified_*` makes, counted exactly). With a
     `batch_share` (`--batch`), the cost is that share of the online price."""
     by_metric = {m: MetricEstimate() for m in metrics}
 
@@ -70,21 +80,47 @@ def estimate_run(
         est.prompt_tokens += tokens
         est.completion_tokens += completion
 
-    def add_verifier(metric: MetricName, sample: Sample, claims: list[str]) -> None:
+    def add_one_token(metric: MetricName, messages: list[dict[str, str]]) -> None:
         est = by_metric[metric]
-        for chunk in sample.contexts:
-            for start, end in evidence_windows(chunk, sample.lang):
-                for claim in claims:
-                    messages = verifier_messages(chunk[start:end], claim, sample.lang)
-                    est.calls += 1
-                    est.prompt_tokens += estimate_prompt_tokens(messages, None, model)
-                    est.completion_tokens += 1
+        est.calls += 1
+        est.prompt_tokens += estimate_prompt_tokens(messages, None, model)
+        est.completion_tokens += 1
+
+    def add_statements(metric: MetricName, sample: Sample, texts: list[str]) -> None:
+        windows = sample_windows(sample)
+        question = question_block(sample)
+        for text in texts:
+            for w in pick_windows(text, windows, sample.lang):
+                add_one_token(
+                    metric, statement_messages(windows[w].text, question, text, sample.lang)
+                )
+
+    def add_verified(metric: MetricName, s: Sample) -> None:
+        """The one-token calls of `metric` in verifier mode, as `verified_*` makes them."""
+        edge = precheck(s, metric)
+        if metric == "faithfulness" and edge is None and s.contexts:
+            add_statements(metric, s, statements(s.answer, s.question, s.lang))
+        elif metric == "context_recall" and edge is None:
+            points = statements(s.ground_truth, s.question, s.lang) or [
+                with_question(s.question, s.ground_truth, s.lang)
+            ]
+            add_statements(metric, s, points)
+        elif metric == "context_precision" and edge is None:
+            question = question_block(s)
+            for w in sample_windows(s):
+                add_one_token(metric, chunk_messages(w.text, question, s.ground_truth, s.lang))
+        elif metric == "answer_relevancy" and edge is None:
+            refused = is_refusal(s.answer, s.lang)
+            if precheck(s, metric, refused=refused) is None and not refused:
+                add_one_token(metric, answer_messages(question_block(s), s.answer, s.lang))
 
     for s in samples:
         has_answer = bool(s.answer.strip())
         retrieval_ok = s.category != "out_of_scope" and bool(s.ground_truth.strip())
         for metric in metrics:
-            if metric == "faithfulness" and has_answer:
+            if metric in verifier:
+                add_verified(metric, s)
+            elif metric == "faithfulness" and has_answer:
                 claims = sentences(s.answer) or [s.answer]
                 add(
                     metric,
@@ -93,9 +129,7 @@ def estimate_run(
                     FaithfulnessClaims,
                     int(count_tokens(s.answer, model) * 1.1) + 10,
                 )
-                if s.contexts and metric in verifier:
-                    add_verifier(metric, s, claims)
-                elif s.contexts:
+                if s.contexts:
                     numbered = "\n".join(f"{i}. {c}" for i, c in enumerate(claims))
                     add(
                         metric,
@@ -125,16 +159,6 @@ def estimate_run(
                     PER_CHUNK_RATING * len(s.contexts) + 10,
                     n_chunks=len(s.contexts),
                 )
-            elif metric == "context_recall" and retrieval_ok and s.contexts and metric in verifier:
-                reference = s.model_copy(update={"answer": s.ground_truth})
-                add(
-                    metric,
-                    reference,
-                    "faithfulness_claims",
-                    FaithfulnessClaims,
-                    int(count_tokens(s.ground_truth, model) * 1.1) + 10,
-                )
-                add_verifier(metric, s, sentences(s.ground_truth) or [s.ground_truth])
             elif metric == "context_recall" and retrieval_ok and s.contexts:
                 points = len(sentences(s.ground_truth)) or 1
                 add(

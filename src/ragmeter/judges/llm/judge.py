@@ -15,7 +15,7 @@ from ...llm.retry import RetryPolicy, RetryStats
 from ...llm.structured import StructuredCaller
 from ...model_family import same_family
 from ..base import METRICS, JudgeBase, JudgeFingerprint, MetricName, MetricResult, Sample
-from .config import LLMJudgeConfig
+from .config import LLMJudgeConfig, Mode
 from .context import JudgeContext
 from .estimate import estimate_run
 from .faithfulness import judge_faithfulness
@@ -24,7 +24,10 @@ from .prompts import prompt_version
 from .recall import judge_context_recall
 from .relevancy import judge_answer_relevancy
 from .reuse import NO_CALLS, ResultReuse, case_text, decided
-from .verifier import verifier_prompt_version, verify_context_recall, verify_faithfulness
+from .verified_answer import verify_answer_relevancy
+from .verified_chunks import verify_context_precision
+from .verified_claims import verify_context_recall, verify_faithfulness
+from .verifier import verifier_prompt_version
 
 MetricFn = Callable[[JudgeContext, Sample], Awaitable[MetricResult]]
 METRIC_FUNCTIONS: dict[MetricName, MetricFn] = {
@@ -33,6 +36,13 @@ METRIC_FUNCTIONS: dict[MetricName, MetricFn] = {
     "faithfulness": judge_faithfulness,
     "answer_relevancy": judge_answer_relevancy,
 }
+VERIFIER_FUNCTIONS: dict[MetricName, MetricFn] = {
+    "context_recall": verify_context_recall,
+    "context_precision": verify_context_precision,
+    "faithfulness": verify_faithfulness,
+    "answer_relevancy": verify_answer_relevancy,
+}
+"""Each metric from one-token graded verdicts (its `*_mode` set to ``verifier``)."""
 
 
 class OpenAIJudge(JudgeBase):
@@ -94,13 +104,16 @@ class OpenAIJudge(JudgeBase):
             )
             similarity = self.embedder
         self.context = JudgeContext(
-            self.caller, similarity, config.n_questions, graded=frozenset(config.graded)
+            self.caller,
+            similarity,
+            config.n_questions,
+            graded=frozenset(config.graded),
+            calibration=config.calibration,
         )
-        self.functions = dict(METRIC_FUNCTIONS)
-        if config.faithfulness_mode == "verifier":
-            self.functions["faithfulness"] = verify_faithfulness
-        if config.context_recall_mode == "verifier":
-            self.functions["context_recall"] = verify_context_recall
+        self.functions = {
+            m: (VERIFIER_FUNCTIONS if mode == "verifier" else METRIC_FUNCTIONS)[m]
+            for m, mode in self.modes().items()
+        }
         self._reuse: ResultReuse | None = None
         self.reused_results = 0
         """Metric results this run took from the cache instead of judging again."""
@@ -119,17 +132,27 @@ class OpenAIJudge(JudgeBase):
             },
         )
 
-    def _verifier_params(self) -> dict[str, str]:
-        """The verifier-mode settings and prompts, only when a metric uses them."""
-        modes = {
-            f"{m}_mode": "verifier"
-            for m, mode in (
-                ("faithfulness", self.config.faithfulness_mode),
-                ("context_recall", self.config.context_recall_mode),
-            )
-            if mode == "verifier"
+    def modes(self) -> dict[MetricName, Mode]:
+        """Each metric's mode (`LLMJudgeConfig`'s `*_mode` settings)."""
+        c = self.config
+        return {
+            "context_recall": c.context_recall_mode,
+            "context_precision": c.context_precision_mode,
+            "faithfulness": c.faithfulness_mode,
+            "answer_relevancy": c.answer_relevancy_mode,
         }
-        return {**modes, "verifier_prompts": verifier_prompt_version()} if modes else {}
+
+    def _verifier_params(self) -> dict[str, object]:
+        """The verifier-mode settings and prompts, only when a metric uses them."""
+        modes = {f"{m}_mode": "verifier" for m, mode in self.modes().items() if mode == "verifier"}
+        if not modes:
+            return {}
+        calibration = self.config.calibration
+        return {
+            **modes,
+            "verifier_prompts": verifier_prompt_version(),
+            **({"calibration": list(calibration)} if calibration is not None else {}),
+        }
 
     @property
     def warning(self) -> str | None:
@@ -164,7 +187,8 @@ class OpenAIJudge(JudgeBase):
         case = case_text(sample) if self._results() is not None else ""
         reused = self._reused(sample, case, metrics)
         todo = tuple(m for m in metrics if m not in reused)
-        if "answer_relevancy" in todo:  # load a local model while the first calls are out
+        if "answer_relevancy" in todo and self.config.answer_relevancy_mode == "json":
+            # load a local model while the first calls are out
             self.context.similarity.prefetch(sample.lang)
         judged = await asyncio.gather(*(self._one(sample, case, m) for m in todo))
         results = {**reused, **dict(zip(todo, judged, strict=True))}
@@ -292,10 +316,6 @@ class OpenAIJudge(JudgeBase):
         self, samples: Sequence[Sample], metrics: tuple[MetricName, ...] = METRICS
     ) -> Estimate:
         """Calls, tokens and cost a run would spend, before any call (``--dry-run``)."""
-        modes: tuple[tuple[MetricName, str], ...] = (
-            ("faithfulness", self.config.faithfulness_mode),
-            ("context_recall", self.config.context_recall_mode),
-        )
         return estimate_run(
             samples,
             metrics,
@@ -303,7 +323,7 @@ class OpenAIJudge(JudgeBase):
             n_questions=self.config.n_questions,
             prices=self.tracker.prices,
             mode=self.caller.mode or "json_schema",
-            verifier=tuple(m for m, mode in modes if mode == "verifier"),
+            verifier=tuple(m for m, mode in self.modes().items() if mode == "verifier"),
             batch_share=self.tracker.batch_share if self.config.batch else None,
         )
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+import asyncio
+from typing import TYPE_CHECKING
 
-from ..base import JudgeFingerprint
-from .config import LLMJudgeConfig
+from ..base import METRICS, JudgeFingerprint, MetricName, MetricResult, Sample
+from .calibration import shipped_calibration
+from .config import LLMJudgeConfig, Mode
 from .judge import OpenAIJudge
 
 if TYPE_CHECKING:
@@ -16,11 +18,29 @@ LLAMA_TIMEOUT = 600.0
 long prompt, and a timed-out call is sent again from the start."""
 
 
-LLAMA_FAITHFULNESS_MODE: Literal["json", "verifier"] = "verifier"
-"""Faithfulness mode unless configured: one Yes/No token per claim and evidence window, scored
-by P(Yes), whose evidence prefill llama.cpp's prompt cache shares across a case's claims;
-measured beside the JSON mode with the 1.5B model in bench/verifier_mode.py (README); scored
-graded like every LLM judge's faithfulness (`LLMJudgeConfig.graded`)."""
+LLAMA_MODES: dict[str, Mode] = {
+    "faithfulness_mode": "verifier",
+    "context_recall_mode": "verifier",
+    "context_precision_mode": "verifier",
+    "answer_relevancy_mode": "verifier",
+}
+"""Every metric from one-token graded verdicts unless configured: JSON generations take tens
+of seconds each on a CPU, a one-token verdict about a second once its evidence is cached
+(bench/verdicts.py, README)."""
+LLAMA_GRADED: tuple[MetricName, ...] = ("faithfulness", "context_precision")
+"""Metrics scored from P(Yes) rather than 0/1 verdicts unless configured: on the demo set the
+thresholded context precision was 1.00 on every case (every chunk at P >= 0.5), the graded one
+ranks the chunks; context recall stays 0/1, as measured for the LLM judge (README). Answer
+relevancy in verifier mode is P(Yes) itself."""
+CACHE_ORDER: tuple[MetricName, ...] = (
+    "context_precision",
+    "faithfulness",
+    "context_recall",
+    "answer_relevancy",
+)
+"""The order the llama judge scores a case's metrics in, one after another: the chunks first
+(one call each, evidence first), then the statements checked against them, whose prompts
+begin the same way, so the server's prompt cache holds the evidence they share."""
 
 
 class LlamaJudge(OpenAIJudge):
@@ -32,6 +52,19 @@ class LlamaJudge(OpenAIJudge):
     def __init__(self, config: LLMJudgeConfig, server: LlamaServer) -> None:
         super().__init__(config)
         self.server = server
+        self._lanes = asyncio.Semaphore(max(1, server.options.parallel))
+
+    async def judge(
+        self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS
+    ) -> dict[MetricName, MetricResult]:
+        """One case per server slot at a time, its metrics one after another in
+        `CACHE_ORDER`: the calls of other cases or metrics in between would evict the
+        evidence a case's calls share from the slot's prompt cache."""
+        async with self._lanes:
+            out: dict[MetricName, MetricResult] = {}
+            for metric in sorted(metrics, key=CACHE_ORDER.index):
+                out.update(await super().judge(sample, (metric,)))
+        return {m: out[m] for m in metrics}
 
     def fingerprint(self) -> JudgeFingerprint:
         base = super().fingerprint()
@@ -57,7 +90,9 @@ def start_llama_judge(server: LlamaServer, **config: object) -> LlamaJudge:
             {
                 "timeout": LLAMA_TIMEOUT,
                 "concurrency": server.options.parallel,
-                "faithfulness_mode": LLAMA_FAITHFULNESS_MODE,
+                **LLAMA_MODES,
+                "graded": LLAMA_GRADED,
+                "calibration": shipped_calibration(model.sha256),
                 **config,
                 "model": model.model_id,
                 "base_url": base_url,

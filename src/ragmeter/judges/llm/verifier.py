@@ -1,14 +1,17 @@
-"""Verifier mode: each claim checked against each evidence window with one output token.
+"""One-token graded verdicts: the machinery every metric's ``verifier`` mode shares.
 
-The answer is split into claims by the usual claims call; then every (window, claim) pair is one
-call that reads the evidence first and the claim last, capped at one output token, with token
-log-probabilities. P(supported) = P(Yes) / (P(Yes) + P(No)) over the alternatives at that token;
-a claim's probability is its best window's. Long chunks are cut into windows of whole sentences.
+Each verdict is one call capped at one output token with token log-probabilities:
+P(Yes) = P(Yes) / (P(Yes) + P(No)) over the alternatives at that token. Prompts are plain
+(no system message, no markers; labelled paragraphs, evidence first): on the 1.5B llama model
+the plain layout gave faithful answers higher and better-spread probabilities than a system
+message with fenced blocks did (issue 32).
 
-Evidence first lets llama.cpp's prompt cache (``cache_prompt``, on by default) reuse a window's
-prefill for every claim of the case: the calls of one window run one after another, so they
-land on the slot that already holds it. Where the endpoint gives no log-probabilities the
-Yes/No token itself decides (0/1), and the client says so once in the run's warnings.
+Evidence first, then the question, then the instruction, and the statement last: every call
+on one evidence window shares everything but its last line, so llama.cpp's prompt cache
+(``cache_prompt``, on by default) prefills a window once for all of a case's statements. The
+calls of one window run one after another (`ask_in_groups`), so they land on the slot that
+already holds it. Where the endpoint gives no log-probabilities the Yes/No token itself decides
+(0/1), and the client says so once in the run's warnings.
 """
 
 from __future__ import annotations
@@ -21,53 +24,86 @@ from dataclasses import dataclass
 from functools import cache
 from string import Template
 
-from ..._exceptions import JudgeError
 from ...llm.client import ChatResponse
 from ...llm.cost import Usage, count_tokens
 from ...llm.logprobs import TokenLogprob, impossible_value
-from ...text import sentence_spans
-from ..base import (
-    ClaimVerdict,
-    Evidence,
-    Lang,
-    MetricName,
-    MetricResult,
-    PointVerdict,
-    Sample,
-    Span,
-)
-from ..rules import precheck
+from ...text import char_ngrams, content_words, sentence_spans
+from ..base import Lang, MetricName, Sample, Span
 from .context import JudgeContext, Spend
-from .faithfulness import split_claims
-from .prompts import fence, load_prompt
-from .schemas import FaithfulnessClaims
+from .prompts import load_prompt
 
 WINDOW_TOKENS = 320
 """Most tokens of evidence in one window (a longer chunk is cut between sentences)."""
+WINDOWS_PER_STATEMENT = 2
+"""Evidence windows a statement is verified against: those sharing the most of its words."""
 YES = frozenset({"yes", "是"})
 NO = frozenset({"no", "否"})
-PROMPTS = ("verifier_system", "verifier")
+PROMPTS = ("verdict_statement", "verdict_chunk", "verdict_answer", "verdict_question")
+HISTORY_PROMPT = "verdict_history"
+EXAMPLES_PROMPT = "verdict_answer_examples"
+
+Messages = list[dict[str, str]]
 
 
 @cache
 def verifier_prompt_version() -> str:
-    """A short hash of the verifier's prompt files."""
+    """A short hash of the one-token prompts' files."""
     digest = hashlib.sha256()
     for lang in ("en", "zh"):
-        for name in PROMPTS:
+        for name in (*PROMPTS, HISTORY_PROMPT, EXAMPLES_PROMPT):
             digest.update(f"{lang}/{name}\n{load_prompt(name, lang)}\n".encode())
     return digest.hexdigest()[:12]
 
 
-def verifier_messages(evidence: str, claim: str, lang: Lang) -> list[dict[str, str]]:
-    """System and user messages asking whether `evidence` supports `claim` (evidence first)."""
-    body = Template(load_prompt("verifier", lang)).substitute(
-        evidence=fence("EVIDENCE", evidence), claim=fence("CLAIM", claim)
+@cache
+def statement_prompt_version() -> str:
+    """A short hash of the statement prompt alone, the one a calibration is fitted with."""
+    digest = hashlib.sha256()
+    for lang in ("en", "zh"):
+        digest.update(f"{lang}\n{load_prompt('verdict_statement', lang)}\n".encode())
+    return digest.hexdigest()[:12]
+
+
+def _user(name: str, lang: Lang, **fields: str) -> Messages:
+    return [{"role": "user", "content": Template(load_prompt(name, lang)).substitute(fields)}]
+
+
+def question_block(sample: Sample) -> str:
+    """The question paragraph, with the conversation before it in a multi-turn case."""
+    if not sample.history:
+        return Template(load_prompt("verdict_question", sample.lang)).substitute(
+            question=sample.question
+        )
+    history = "\n".join(f"{turn.role}: {turn.content}" for turn in sample.history)
+    return Template(load_prompt(HISTORY_PROMPT, sample.lang)).substitute(
+        history=history, question=sample.question
     )
-    return [
-        {"role": "system", "content": load_prompt("verifier_system", lang)},
-        {"role": "user", "content": body},
-    ]
+
+
+def statement_messages(evidence: str, question: str, statement: str, lang: Lang) -> Messages:
+    """Does `evidence` support every part of `statement`? (faithfulness, context recall)"""
+    return _user(
+        "verdict_statement", lang, evidence=evidence, question=question, statement=statement
+    )
+
+
+def chunk_messages(evidence: str, question: str, reference: str, lang: Lang) -> Messages:
+    """Does `evidence` help answer the question? (context precision)"""
+    return _user("verdict_chunk", lang, evidence=evidence, question=question, reference=reference)
+
+
+def answer_messages(question: str, answer: str, lang: Lang) -> Messages:
+    """Does `answer` give what the question asks for? (answer relevancy) After four worked
+    examples (`verdict_answer_examples`: two answers about something else, two on topic),
+    which the 1.5B model needs to say No to a fluent answer to another question; they are the
+    same for every call, so the server's prompt cache prefills them once."""
+    messages: Messages = []
+    for line in load_prompt(EXAMPLES_PROMPT, lang).splitlines():
+        question_, answer_, verdict = line.split("\t")
+        shown = Template(load_prompt("verdict_question", lang)).substitute(question=question_)
+        messages += _user("verdict_answer", lang, question=shown, answer=answer_)
+        messages.append({"role": "assistant", "content": verdict})
+    return messages + _user("verdict_answer", lang, question=question, answer=answer)
 
 
 def evidence_windows(
@@ -93,6 +129,44 @@ def evidence_windows(
     if start is not None and end is not None and end > start:
         windows.append((start, end))
     return windows
+
+
+@dataclass(frozen=True)
+class Window:
+    """One evidence window: its chunk, where it lies, and its text."""
+
+    chunk_index: int
+    span: Span
+    text: str
+
+
+def sample_windows(sample: Sample) -> list[Window]:
+    """Every chunk's windows, in rank order."""
+    return [
+        Window(i, Span(start=s, end=e), chunk[s:e])
+        for i, chunk in enumerate(sample.contexts)
+        for s, e in evidence_windows(chunk, sample.lang)
+    ]
+
+
+def overlap(statement: str, evidence: str, lang: Lang) -> float:
+    """How much of `statement` `evidence` holds: the mean of the shares of its content words
+    and of its character bigrams found there (0..1)."""
+    words = set(content_words(statement, lang))
+    grams = char_ngrams(statement)
+    word_share = len(words & set(content_words(evidence, lang))) / len(words) if words else 0.0
+    gram_share = len(grams & char_ngrams(evidence)) / len(grams) if grams else 0.0
+    return (word_share + gram_share) / 2
+
+
+def pick_windows(
+    statement: str, windows: Sequence[Window], lang: Lang, k: int = WINDOWS_PER_STATEMENT
+) -> list[int]:
+    """The indices of the `k` windows that hold most of `statement` (the earlier on ties),
+    in window order."""
+    scores = [overlap(statement, w.text, lang) for w in windows]
+    ranked = sorted(range(len(windows)), key=lambda i: (-scores[i], i))
+    return sorted(ranked[:k])
 
 
 def yes_probability(text: str, tokens: Sequence[TokenLogprob] | None) -> tuple[float, bool] | None:
@@ -121,171 +195,63 @@ def yes_probability(text: str, tokens: Sequence[TokenLogprob] | None) -> tuple[f
     return None
 
 
-@dataclass
-class Support:
-    """A claim's best window: P(supported), where it lies, and whether P is graded."""
-
-    probability: float | None = None
-    graded: bool = True
-    chunk_index: int | None = None
-    span: Span | None = None
+Verdict = tuple[float, bool] | None
+"""(P(Yes), graded) of one call, or None when its reply said neither Yes nor No."""
 
 
-async def verify_claims(
-    ctx: JudgeContext, sample: Sample, claims: list[str], metric: str, spend: Spend
-) -> list[Support]:
-    """The best window of `sample.contexts` for each claim (None probability: no window's
-    reply said Yes or No). As many windows run at once as the client sends calls at once,
-    the claims of one window in turn: interleaved windows would evict each other's prefill
-    from the server's slots."""
+async def ask_in_groups(
+    ctx: JudgeContext,
+    sample: Sample,
+    metric: MetricName,
+    groups: Sequence[Sequence[Messages]],
+    spend: Spend,
+) -> list[list[Verdict]]:
+    """The verdict of every call of `groups`, in the same shape. As many groups run at once
+    as the client sends calls at once, the calls of one group in turn: a group shares its
+    evidence, and interleaved groups would evict each other's prefill from the server's
+    slots. Every call is counted in `spend`; a failed call raises once all have finished."""
     client = ctx.caller.client
-    windows = [
-        (i, Span(start=s, end=e))
-        for i, chunk in enumerate(sample.contexts)
-        for s, e in evidence_windows(chunk, sample.lang)
-    ]
-    best = [Support() for _ in claims]
-    replies: list[ChatResponse] = []
     lanes = asyncio.Semaphore(max(1, client.concurrency))
+    out: list[list[Verdict]] = [[None] * len(g) for g in groups]
+    replies: list[ChatResponse] = []
 
-    async def one_window(chunk_index: int, span: Span) -> None:
+    async def run(g: int) -> None:
         async with lanes:
-            await window_claims(chunk_index, span)
+            for c, messages in enumerate(groups[g]):
+                reply = await client.complete(
+                    messages,
+                    metric=metric,
+                    case_id=sample.case_id,
+                    salt=sample.repeat,
+                    max_tokens=1,
+                )
+                replies.append(reply)
+                out[g][c] = yes_probability(reply.text, reply.logprobs)
 
-    async def window_claims(chunk_index: int, span: Span) -> None:
-        evidence = sample.contexts[chunk_index][span.start : span.end]
-        for c, claim in enumerate(claims):
-            reply = await client.complete(
-                verifier_messages(evidence, claim, sample.lang),
-                metric=metric,
-                case_id=sample.case_id,
-                salt=sample.repeat,
-                max_tokens=1,
-            )
-            replies.append(reply)
-            read = yes_probability(reply.text, reply.logprobs)
-            if read is None:
-                continue
-            p, graded = read
-            current = best[c]
-            if current.probability is None or _better(p, chunk_index, span, current):
-                best[c] = Support(p, graded and current.graded, chunk_index, span)
-            elif not graded:
-                current.graded = False
-
-    outcomes = await asyncio.gather(
-        *(one_window(i, span) for i, span in windows), return_exceptions=True
-    )
+    outcomes = await asyncio.gather(*(run(g) for g in range(len(groups))), return_exceptions=True)
     for reply in replies:
         spend.usage.add(Usage(1, reply.prompt_tokens, reply.completion_tokens))
         spend.raw_ids.append(reply.key)
     for outcome in outcomes:
         if isinstance(outcome, BaseException):
             raise outcome
-    return best
-
-
-def _better(p: float, chunk_index: int, span: Span, current: Support) -> bool:
-    """Whether a window beats the claim's best so far: a higher P, or an equal P in an
-    earlier window, so the evidence named does not depend on which reply came back first."""
-    assert current.probability is not None and current.chunk_index is not None
-    assert current.span is not None
-    if p != current.probability:
-        return p > current.probability
-    return (chunk_index, span.start) < (current.chunk_index, current.span.start)
-
-
-def _score(supports: list[Support], graded: bool) -> float:
-    probabilities = [s.probability or 0.0 for s in supports]
-    if graded and all(s.graded for s in supports):
-        return sum(probabilities) / len(probabilities)
-    return sum(p >= 0.5 for p in probabilities) / len(probabilities)
-
-
-def _unreadable(supports: list[Support]) -> str | None:
-    missing = sum(s.probability is None for s in supports)
-    if not missing:
-        return None
-    return f"judge error: the verifier answered neither Yes nor No for {missing} of {len(supports)}"
-
-
-async def verify_faithfulness(ctx: JudgeContext, sample: Sample) -> MetricResult:
-    """Faithfulness in verifier mode: mean P(supported) over the claims when graded, else the
-    share of claims with P(supported) >= 0.5."""
-    metric: MetricName = "faithfulness"
-    spend = Spend()
-    claims = await split_claims(ctx, sample, spend)
-    if isinstance(claims, MetricResult):
-        return claims
-    try:
-        supports = await verify_claims(ctx, sample, claims, metric, spend)
-    except JudgeError as exc:  # a failed call or the budget: unscored, as in the JSON mode
-        return spend.unscored(metric, str(exc))
-    if (problem := _unreadable(supports)) is not None:
-        return spend.unscored(metric, problem)
-    verdicts = []
-    for claim, s in zip(claims, supports, strict=True):
-        p = s.probability or 0.0
-        verdicts.append(
-            ClaimVerdict(
-                claim=claim,
-                verdict="supported" if p >= 0.5 else "not_verifiable",
-                chunk_index=s.chunk_index,
-                span=s.span,
-                reason=f"P(Yes) {p:.2f} in its best window"
-                if s.graded
-                else f"answered {'Yes' if p >= 0.5 else 'No'} (no probabilities)",
-                confidence=p if s.graded else None,
-            )
-        )
-    score = _score(supports, metric in ctx.graded)
-    return spend.scored(metric, score, Evidence(claims=verdicts, abstained=False))
-
-
-async def verify_context_recall(ctx: JudgeContext, sample: Sample) -> MetricResult:
-    """Context recall in verifier mode: the reference answer split into points by the claims
-    call, each point verified against the chunks' windows."""
-    metric: MetricName = "context_recall"
-    if (early := precheck(sample, metric)) is not None:
-        return early
-    spend = Spend()
-    reference = sample.model_copy(update={"answer": sample.ground_truth})
-    split = await ctx.ask(reference, metric, "faithfulness_claims", FaithfulnessClaims)
-    spend.add(split)
-    if split.value is None:
-        return spend.unscored(metric, split.error or "judge error")
-    points = [c.strip() for c in split.value.claims if c.strip()]
-    if not points:
-        return spend.unscored(metric, "judge split the reference answer into no points")
-    try:
-        supports = await verify_claims(ctx, sample, points, metric, spend)
-    except JudgeError as exc:
-        return spend.unscored(metric, str(exc))
-    if (problem := _unreadable(supports)) is not None:
-        return spend.unscored(metric, problem)
-    verdicts = [
-        PointVerdict(
-            point=point,
-            supported=(s.probability or 0.0) >= 0.5,
-            chunk_index=s.chunk_index if (s.probability or 0.0) >= 0.5 else None,
-            reason=f"P(Yes) {s.probability:.2f} in its best window"
-            if s.graded
-            else f"answered {'Yes' if (s.probability or 0.0) >= 0.5 else 'No'} (no probabilities)",
-            confidence=s.probability if s.graded else None,
-        )
-        for point, s in zip(points, supports, strict=True)
-    ]
-    score = _score(supports, metric in ctx.graded)
-    return spend.scored(metric, score, Evidence(points=verdicts))
+    return out
 
 
 __all__ = [
+    "WINDOWS_PER_STATEMENT",
     "WINDOW_TOKENS",
+    "Window",
+    "answer_messages",
+    "ask_in_groups",
+    "chunk_messages",
     "evidence_windows",
-    "verifier_messages",
+    "overlap",
+    "pick_windows",
+    "question_block",
+    "sample_windows",
+    "statement_messages",
+    "statement_prompt_version",
     "verifier_prompt_version",
-    "verify_claims",
-    "verify_context_recall",
-    "verify_faithfulness",
     "yes_probability",
 ]
