@@ -11,7 +11,6 @@ Nothing is downloaded.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import logging
 import re
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ._cache import BUILDER_VERSION, ensure_graph, models_cache_dir, weights_fingerprint
 from ._e5file import E5File, dequantize, read_e5_file
 from ._graph import WORD_VECTORS, BertConfig, Int4Linear, build_bert_graph
+from ._pinned import check_pinned_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -205,15 +205,7 @@ def e5_available() -> bool:
 
 def check_model_file(path: Path) -> None:
     """Raise ``RuntimeError`` unless ``path`` is the pinned release's model file."""
-    if not path.is_file():
-        raise RuntimeError(f"{MODEL_NAME}: {path} is missing; {INSTALL_HINT}")
-    with path.open("rb") as f:
-        actual = hashlib.file_digest(f, "sha256").hexdigest()
-    if actual != DIGEST:
-        raise RuntimeError(
-            f"{MODEL_NAME}: {path} is not the file of {DISTRIBUTION} {VERSION} "
-            f"(sha256 {actual[:12]}…); {INSTALL_HINT}"
-        )
+    check_pinned_file(path, DIGEST, model=MODEL_NAME, distribution=DISTRIBUTION, version=VERSION)
 
 
 _lock = threading.Lock()

@@ -10,7 +10,6 @@ English ones (``bench/relevancy_scale.py``).
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import logging
 import threading
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._cache import mapped_table, models_cache_dir, weights_fingerprint
+from ._pinned import check_pinned_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -121,16 +121,9 @@ def use_available() -> bool:
 def check_resources(resources: Path) -> None:
     """Raise ``RuntimeError`` unless ``resources`` holds the pinned release's files."""
     for name, digest in DIGESTS.items():
-        path = resources / name
-        if not path.is_file():
-            raise RuntimeError(f"{MODEL_NAME}: {path} is missing; {INSTALL_HINT}")
-        with path.open("rb") as f:
-            actual = hashlib.file_digest(f, "sha256").hexdigest()
-        if actual != digest:
-            raise RuntimeError(
-                f"{MODEL_NAME}: {path} is not the file of {DISTRIBUTION} {VERSION} "
-                f"(sha256 {actual[:12]}…); {INSTALL_HINT}"
-            )
+        check_pinned_file(
+            resources / name, digest, model=MODEL_NAME, distribution=DISTRIBUTION, version=VERSION
+        )
 
 
 _lock = threading.Lock()
