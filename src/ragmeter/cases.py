@@ -375,7 +375,7 @@ def _keep_other_columns(
     other = [key for key in data if key not in _KNOWN]
     if not other:
         return
-    lacking = [name for name in _CASE_FIELDS if name not in data and name != "metadata"]
+    lacking = sorted(name for name in _CASE_FIELDS if name not in data and name != "metadata")
     aliases = ", ".join(f"{k} for {v}" for k, v in CASE_ALIASES.items())
     for key in other:
         close = difflib.get_close_matches(key.lower(), lacking, n=1, cutoff=0.8)
