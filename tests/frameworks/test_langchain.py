@@ -142,3 +142,27 @@ def test_ragmeter_run_loads_a_chain_by_module_and_name(tmp_path: Path, monkeypat
     assert stored["run"]["pipeline"] == "my_lc_chain:chain"
     assert stored["cases"][0]["answer"] == "Refunds take 14 days."
     assert len(stored["cases"][0]["contexts"]) == 2
+
+
+def test_a_configured_adapter_object_is_a_pipeline_for_ragmeter_run(tmp_path: Path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    (tmp_path / "my_lc_dict_chain.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from test_langchain import dict_chain\n"
+        "from ragmeter.frameworks.langchain import LangChainPipeline\n"
+        "pipeline = LangChainPipeline(dict_chain(['14 days.']), input_key='input')\n",
+        encoding="utf-8",
+    )
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps(CASE.model_dump()) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "out"
+    args = ["run", "--cases", str(cases), "--pipeline", "my_lc_dict_chain:pipeline"]
+    result = CliRunner().invoke(app, [*args, "--out", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    stored = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert stored["cases"][0]["answer"] == "14 days."

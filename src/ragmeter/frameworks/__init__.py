@@ -13,7 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from .._exceptions import ConfigError
-from ..pipeline import DEFAULT_TIMEOUT, CallablePipeline, PipelineBase
+from ..pipeline import (
+    DEFAULT_TIMEOUT,
+    CallablePipeline,
+    MinimalPipeline,
+    Pipeline,
+    PipelineBase,
+    ensure_pipeline,
+)
 
 
 def framework_of(target: object) -> str | None:
@@ -29,8 +36,10 @@ def framework_of(target: object) -> str | None:
 
 def python_pipeline(
     target: Any, *, name: str | None = None, timeout: float | None = DEFAULT_TIMEOUT
-) -> PipelineBase:
-    """The pipeline for a Python object: a framework's adapter, or a callable's wrapper."""
+) -> Pipeline:
+    """The pipeline for a Python object: a framework's adapter, a pipeline object as it is
+    (e.g. a `LangChainPipeline(chain, input_key=...)` named by `--pipeline module:name`), or a
+    callable's wrapper."""
     framework = framework_of(target)
     if framework == "langchain":
         from .langchain import LangChainPipeline
@@ -40,6 +49,8 @@ def python_pipeline(
         from .llamaindex import LlamaIndexPipeline
 
         return LlamaIndexPipeline(target, name=name, timeout=timeout)
+    if isinstance(target, PipelineBase | MinimalPipeline):
+        return ensure_pipeline(target)
     if not callable(target):
         raise ConfigError(
             f"pipeline {name or repr(target)} is a {type(target).__name__}, not callable: give "
