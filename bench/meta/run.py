@@ -171,13 +171,22 @@ def main() -> None:
     all_rows: list[dict[str, Any]] = []
     timings = {}
     sizes = {}
-    for name in args.sets:
-        cases = load_set(name, args.data.resolve(), args.limit)
-        sizes[name] = len(cases)
-        started = time.perf_counter()
-        all_rows.extend(asyncio.run(run_set(name, cases, judge, args)))
-        timings[name] = round(time.perf_counter() - started, 1)
-        print(f"… {name}: {len(cases)} cases in {timings[name]} s", file=sys.stderr)
+
+    async def judge_sets() -> None:
+        # One event loop for every set: an LLM judge's HTTP session belongs to the loop it
+        # was opened on (a loop per set left every set after the first unscored).
+        try:
+            for name in args.sets:
+                cases = load_set(name, args.data.resolve(), args.limit)
+                sizes[name] = len(cases)
+                started = time.perf_counter()
+                all_rows.extend(await run_set(name, cases, judge, args))
+                timings[name] = round(time.perf_counter() - started, 1)
+                print(f"… {name}: {len(cases)} cases in {timings[name]} s", file=sys.stderr)
+        finally:
+            await judge.aclose()
+
+    asyncio.run(judge_sets())
     print_table(all_rows)
     fingerprint = judge.fingerprint()
     args.out.parent.mkdir(parents=True, exist_ok=True)
