@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..base import Lang
 from .background import BACKGROUND
+from .recent import RecentVectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -79,8 +79,7 @@ class TopicalityMeter:
 
     def __init__(self, embedder: Any, capacity: int = 20_000) -> None:
         self.embedder = embedder
-        self.capacity = capacity
-        self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._recent: RecentVectors[tuple[str, str]] = RecentVectors(capacity)
         self._background: dict[Lang, np.ndarray] = {}
         self._lock = threading.Lock()
 
@@ -101,15 +100,9 @@ class TopicalityMeter:
 
     def _vector(self, kind: str, text: str) -> np.ndarray:
         key = (kind, text)
-        with self._lock:
-            row = self._cache.get(key)
-            if row is not None:
-                self._cache.move_to_end(key)
-                return row
-        embed = self.embedder.embed_queries if kind == "query" else self.embedder.embed_passages
-        row = embed([text])[0]
-        with self._lock:
-            self._cache[key] = row
-            while len(self._cache) > self.capacity:
-                self._cache.popitem(last=False)
+        row = self._recent.get(key)
+        if row is None:
+            embed = self.embedder.embed_queries if kind == "query" else self.embedder.embed_passages
+            row = embed([text])[0]
+            self._recent.put([(key, row)])
         return row

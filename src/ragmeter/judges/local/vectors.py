@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
+
+from .recent import RecentVectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,9 +33,7 @@ class EmbeddingStore:
 
     def __init__(self, embedder: Any | None, capacity: int = 50_000) -> None:
         self.embedder = embedder
-        self.capacity = capacity
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
+        self._recent: RecentVectors[str] = RecentVectors(capacity)
 
     @property
     def available(self) -> bool:
@@ -53,20 +51,15 @@ class EmbeddingStore:
             return Vectors({})
         wanted = list(dict.fromkeys(t for t in texts if t.strip()))
         table: dict[str, np.ndarray] = {}
-        with self._lock:
-            for text in wanted:
-                row = self._cache.get(text)
-                if row is not None:
-                    self._cache.move_to_end(text)
-                    table[text] = row
+        for text in wanted:
+            row = self._recent.get(text)
+            if row is not None:
+                table[text] = row
         missing = [t for t in wanted if t not in table]
         if missing:
-            rows = [self.embedder.embed([text])[0] for text in missing]  # outside the lock
-            with self._lock:
-                for text, row in zip(missing, rows, strict=True):
-                    self._cache[text] = table[text] = row
-                while len(self._cache) > self.capacity:
-                    self._cache.popitem(last=False)
+            rows = [self.embedder.embed([text])[0] for text in missing]
+            table.update(zip(missing, rows, strict=True))
+            self._recent.put(zip(missing, rows, strict=True))
         return Vectors({text: table[text] for text in wanted})
 
 
