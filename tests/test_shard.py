@@ -21,6 +21,15 @@ def invoke(*args: object):
     return runner.invoke(app, [str(a) for a in args])
 
 
+def run_shard(tmp_path: Path, cases: Path, spec: str) -> Path:
+    """Shard `spec` ("1/2") of `cases`, faithfulness only, run into tmp_path/1of2."""
+    out = tmp_path / spec.replace("/", "of")
+    args = ["--shard", spec, "-o", out, "--no-progress", "--metrics", "faithfulness"]
+    result = invoke("run", "--cases", cases, "--pipeline", PIPELINE, *args)
+    assert result.exit_code == 0, result.output
+    return out
+
+
 def test_every_case_is_in_exactly_one_shard() -> None:
     items = list(range(10))
     shards = [select_shard(items, i, 3) for i in (1, 2, 3)]
@@ -106,22 +115,7 @@ def test_three_shards_merge_into_the_unsharded_run(tmp_path: Path, cases: Path) 
 
 def test_shards_of_different_runs_or_missing_ones_are_refused(tmp_path: Path, cases: Path) -> None:
     for spec in ("1/2", "2/2", "1/3"):
-        out = tmp_path / spec.replace("/", "of")
-        result = invoke(
-            "run",
-            "--cases",
-            cases,
-            "--pipeline",
-            PIPELINE,
-            "--shard",
-            spec,
-            "-o",
-            out,
-            "--no-progress",
-            "--metrics",
-            "faithfulness",
-        )
-        assert result.exit_code == 0, result.output
+        run_shard(tmp_path, cases, spec)
     one, two, other = tmp_path / "1of2", tmp_path / "2of2", tmp_path / "1of3"
 
     missing = invoke("merge", one, "-o", tmp_path / "m1")
@@ -158,33 +152,14 @@ def test_shards_of_different_runs_or_missing_ones_are_refused(tmp_path: Path, ca
 def test_shards_of_another_eval_set_under_the_same_file_name_are_refused(
     tmp_path: Path, cases: Path
 ) -> None:
-    def shard(spec: str) -> Path:
-        out = tmp_path / spec.replace("/", "of")
-        result = invoke(
-            "run",
-            "--cases",
-            cases,
-            "--pipeline",
-            PIPELINE,
-            "--shard",
-            spec,
-            "-o",
-            out,
-            "--no-progress",
-            "--metrics",
-            "faithfulness",
-        )
-        assert result.exit_code == 0, result.output
-        return out
-
-    one = shard("1/2")
+    one = run_shard(tmp_path, cases, "1/2")
     lines = cases.read_text(encoding="utf-8").splitlines()
     edited = json.loads(lines[0])  # a case of shard 1, judged before the edit
     edited["question"] = "另一个问题：退款需要多久？"
     cases.write_text(
         "\n".join([json.dumps(edited, ensure_ascii=False), *lines[1:]]) + "\n", encoding="utf-8"
     )
-    two = shard("2/2")
+    two = run_shard(tmp_path, cases, "2/2")
     assert load_run(one).run.cases_file == load_run(two).run.cases_file
     mixed = invoke("merge", one, two, "-o", tmp_path / "mixed")
     assert mixed.exit_code == 2, mixed.output

@@ -119,15 +119,15 @@ def test_evaluate_takes_a_chain_and_judges_its_retrieval():
     assert run.summary.metrics["context_recall"].n_scored == 2
 
 
-def test_ragmeter_run_loads_a_chain_by_module_and_name(tmp_path: Path, monkeypatch):
+def run_module_pipeline(tmp_path: Path, monkeypatch, module: str, body: str, name: str) -> dict:
+    """`ragmeter run --pipeline module:name` on CASE, `module` written with `body` (which may
+    import this file's chains); the stored results."""
     from typer.testing import CliRunner
 
     from ragmeter.cli import app
 
-    (tmp_path / "my_lc_chain.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-        "from test_langchain import text_chain\n"
-        "chain = text_chain(['Refunds take 14 days.'])\n",
+    (tmp_path / f"{module}.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n" + body,
         encoding="utf-8",
     )
     cases = tmp_path / "cases.jsonl"
@@ -135,34 +135,25 @@ def test_ragmeter_run_loads_a_chain_by_module_and_name(tmp_path: Path, monkeypat
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "out"
-    args = ["run", "--cases", str(cases), "--pipeline", "my_lc_chain:chain", "--out", str(out)]
+    args = ["run", "--cases", str(cases), "--pipeline", f"{module}:{name}", "--out", str(out)]
     result = CliRunner().invoke(app, [*args, "--no-progress"])
     assert result.exit_code == 0, result.output
-    stored = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
+def test_ragmeter_run_loads_a_chain_by_module_and_name(tmp_path: Path, monkeypatch):
+    body = "from test_langchain import text_chain\nchain = text_chain(['Refunds take 14 days.'])\n"
+    stored = run_module_pipeline(tmp_path, monkeypatch, "my_lc_chain", body, "chain")
     assert stored["run"]["pipeline"] == "my_lc_chain:chain"
     assert stored["cases"][0]["answer"] == "Refunds take 14 days."
     assert len(stored["cases"][0]["contexts"]) == 2
 
 
 def test_a_configured_adapter_object_is_a_pipeline_for_ragmeter_run(tmp_path: Path, monkeypatch):
-    from typer.testing import CliRunner
-
-    from ragmeter.cli import app
-
-    (tmp_path / "my_lc_dict_chain.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+    body = (
         "from test_langchain import dict_chain\n"
         "from ragmeter.frameworks.langchain import LangChainPipeline\n"
-        "pipeline = LangChainPipeline(dict_chain(['14 days.']), input_key='input')\n",
-        encoding="utf-8",
+        "pipeline = LangChainPipeline(dict_chain(['14 days.']), input_key='input')\n"
     )
-    cases = tmp_path / "cases.jsonl"
-    cases.write_text(json.dumps(CASE.model_dump()) + "\n", encoding="utf-8")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    out = tmp_path / "out"
-    args = ["run", "--cases", str(cases), "--pipeline", "my_lc_dict_chain:pipeline"]
-    result = CliRunner().invoke(app, [*args, "--out", str(out), "--no-progress"])
-    assert result.exit_code == 0, result.output
-    stored = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    stored = run_module_pipeline(tmp_path, monkeypatch, "my_lc_dict_chain", body, "pipeline")
     assert stored["cases"][0]["answer"] == "14 days."
