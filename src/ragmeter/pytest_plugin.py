@@ -93,22 +93,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for name, help_text in _OPTIONS.items():
         group.addoption(f"--ragmeter-{name}", dest=f"ragmeter_{name}", default=None, help=help_text)
         parser.addini(f"ragmeter_{name}", help_text, default=None)
-    group.addoption(
-        "--ragmeter-enforce-indicative",
-        dest="ragmeter_enforce_indicative",
-        action="store_true",
-        default=False,
-        help=_ENFORCE_HELP,
-    )
-    parser.addini("ragmeter_enforce_indicative", _ENFORCE_HELP, type="bool", default=False)
-    group.addoption(
-        "--ragmeter-literal",
-        dest="ragmeter_literal",
-        action="store_true",
-        default=False,
-        help=_LITERAL_HELP,
-    )
-    parser.addini("ragmeter_literal", _LITERAL_HELP, type="bool", default=False)
+    for name, help_text in (("enforce-indicative", _ENFORCE_HELP), ("literal", _LITERAL_HELP)):
+        dest = f"ragmeter_{name.replace('-', '_')}"
+        group.addoption(
+            f"--ragmeter-{name}", dest=dest, action="store_true", default=False, help=help_text
+        )
+        parser.addini(dest, help_text, type="bool", default=False)
 
 
 @dataclass
