@@ -13,9 +13,10 @@ pytest.importorskip("langchain_core")
 from langchain_core.documents import Document
 from langchain_core.embeddings.fake import DeterministicFakeEmbedding
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.messages import AIMessage
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
-from langchain_core.runnables import RunnablePassthrough
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
 
 import ragmeter
@@ -36,11 +37,22 @@ def retriever(k: int = 2):
     return store.as_retriever(search_kwargs={"k": k})
 
 
-def text_chain(answers: list[str]):
+def answer_by_question(answers: dict[str, str]) -> RunnableLambda:
+    """A fake model answering each question with its own reply, whatever order concurrent cases
+    reach it in (FakeListChatModel replies in call order)."""
+    return RunnableLambda(lambda prompt: AIMessage(answers[prompt.to_messages()[-1].content]))
+
+
+def text_chain(answers: list[str] | dict[str, str]):
     """The LCEL pattern of LangChain's RAG tutorial: the retrieved documents never reach the
-    output, so only the callback can see them."""
+    output, so only the callback can see them. `answers` by question when the chain serves
+    concurrent cases."""
     prompt = ChatPromptTemplate.from_messages([("system", "{context}"), ("human", "{question}")])
-    llm = FakeListChatModel(responses=answers)
+    llm = (
+        answer_by_question(answers)
+        if isinstance(answers, dict)
+        else FakeListChatModel(responses=answers)
+    )
     return (
         {"context": retriever(), "question": RunnablePassthrough()}
         | prompt
@@ -113,7 +125,8 @@ def test_evaluate_takes_a_chain_and_judges_its_retrieval():
             "ground_truth": "30 days.",
         },
     ]
-    run = ragmeter.evaluate(cases, text_chain(["Refunds take 14 days.", "30 days."]), "local")
+    answers = {CASE.question: "Refunds take 14 days.", cases[1]["question"]: "30 days."}
+    run = ragmeter.evaluate(cases, text_chain(answers), "local")
     assert [c.answer for c in run.cases] == ["Refunds take 14 days.", "30 days."]
     assert all(len(c.contexts) == 2 for c in run.cases)
     assert run.summary.metrics["context_recall"].n_scored == 2
