@@ -1,7 +1,7 @@
 """LLM judge cost on the demo eval set: calls and tokens per case per metric, an unchanged
 re-run, and a fault-injected run.
 
-The judge runs through `ragmeter.evaluation` (the same path as `ragmeter run --judge openai`)
+The judge runs through `ragmeter.api` (the same path as `ragmeter run --judge openai`)
 against ragmeter's OpenAI-compatible fake server on 127.0.0.1 with its `Smart` responder; the
 demo pipeline retrieves 5 contexts per case. Token counts are the server's usage figures.
 
@@ -17,10 +17,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from ragmeter.api import build_judge, run_and_save
 from ragmeter.cases import load_cases
 from ragmeter.config import JudgeSettings, Settings
 from ragmeter.demo import DemoConfig, DemoPipeline, demo_cases_path
-from ragmeter.evaluation import build_judge, run_and_save
 from ragmeter.judges.base import METRICS
 from ragmeter.llm import forget_output_modes
 from ragmeter.pipeline import CallablePipeline

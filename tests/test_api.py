@@ -307,7 +307,7 @@ def test_a_judge_named_is_built_and_closed(monkeypatch):
         assert config.kind == "echo" and config.model is None
         return built[-1]
 
-    monkeypatch.setattr("ragmeter.api._create_judge", fake)
+    monkeypatch.setattr("ragmeter.api.create_judge", fake)
     result = ragmeter.evaluate(RAGAS_ROWS, judge="echo")
     assert result.judge.kind == "echo"
     assert built[0].closed

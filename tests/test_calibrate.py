@@ -169,9 +169,9 @@ def test_cli_with_local_judge_stores_and_later_runs_report_it(tmp_path, monkeypa
 
 
 def test_run_report_shows_calibration_or_uncalibrated(tmp_path, monkeypatch):
+    from ragmeter.api import run_and_save
     from ragmeter.cases import Case
     from ragmeter.config import Settings
-    from ragmeter.evaluation import run_and_save
     from ragmeter.pipeline import PrecomputedPipeline
     from ragmeter.report.inputs import ReportInputs
     from ragmeter.report.terminal import render_text
@@ -461,9 +461,9 @@ def stored_points(run_dir):
 
 
 def test_calibrate_run_measures_the_other_scoring_from_stored_evidence(tmp_path, monkeypatch):
+    from ragmeter.api import run_and_save
     from ragmeter.cases import Case
     from ragmeter.config import Settings
-    from ragmeter.evaluation import run_and_save
     from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
     from ragmeter.llm import forget_output_modes
     from ragmeter.pipeline import PrecomputedPipeline

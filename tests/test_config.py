@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from ragmeter._exceptions import ConfigError
+from ragmeter.api import resolve_settings
 from ragmeter.config import SettingsOverrides
-from ragmeter.evaluation import resolve_settings
 
 
 @pytest.fixture

@@ -183,7 +183,7 @@ def test_old_style_judge_and_bare_pipeline_run_through_every_entry(tmp_path: Pat
     assert result.run.pipeline == "bare"
     assert [c.answer for c in result.cases] == ["14 days.", "14 days."]
 
-    from ragmeter.evaluation import run_and_save
+    from ragmeter.api import run_and_save
 
     saved = run_and_save(
         CASES, BarePipeline(), Settings(), out_dir=tmp_path / "out", judge=OldStyleJudge()
@@ -208,7 +208,7 @@ def test_a_plugin_factory_returning_an_old_style_judge_is_adapted(
 
 
 def test_estimating_with_a_judge_that_pays_nothing_runs_no_pipeline() -> None:
-    from ragmeter.evaluation import estimate_run
+    from ragmeter.api import estimate_run
 
     calls: list[str] = []
 

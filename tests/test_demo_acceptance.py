@@ -2,7 +2,7 @@
 
 import pytest
 
-from ragmeter.evaluation import run_demo
+from ragmeter.api import run_demo
 from ragmeter.report.failures import collect_failures
 from ragmeter.text_numbers import extract_numbers
 

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ragmeter"
 # (importing package, imported package): forbidden pairs. Packages are the first component
 # under ragmeter ("cli", "report", "judges", ...; a top-level module is its own name).
 CORE_BELOW_PRESENTATION = {"report", "cli"}
-JUDGES_BELOW = {"results", "runner", "evaluation", "summary", "report", "cli", "api", "spool"}
+JUDGES_BELOW = {"results", "runner", "summary", "report", "cli", "api", "spool"}
 RECORDS = {"cases", "results", "config", "lint", "labels", "records"}
 """The modules of the eval set, run record, config and labels: they never import `judges`."""
 
@@ -84,7 +84,7 @@ def test_no_module_imports_a_layer_above_it() -> None:
             "def f():\n    from .report.failures import x",
             "compare.py:2 imports report.failures",
         ),
-        ("evaluation.py", "import ragmeter.cli.progress", "evaluation.py:1 imports cli.progress"),
+        ("api.py", "import ragmeter.cli.progress", "api.py:1 imports cli.progress"),
         ("report/y.py", "from ..cli import _app", "report/y.py:1 imports cli"),
         ("results.py", "from .judges.base import Sample", "results.py:1 imports judges.base"),
         ("cases.py", "def f():\n    from . import judges", "cases.py:2 imports judges"),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ragmeter._exceptions import JudgeUnavailable
+from ragmeter.api import run_and_save
 from ragmeter.cases import Case
 from ragmeter.config import Settings
-from ragmeter.evaluation import run_and_save
 from ragmeter.judges.base import JudgeFingerprint, MetricResult
 from ragmeter.judges.local import LocalJudge
 from ragmeter.pipeline import PrecomputedPipeline

@@ -3,10 +3,10 @@ set, so the diagnosis and the gate never disagree about the same mean without be
 
 from __future__ import annotations
 
+from ragmeter.api import run_and_save
 from ragmeter.cases import Case
 from ragmeter.config import Settings
 from ragmeter.diagnosis import DEFAULT_TARGETS
-from ragmeter.evaluation import run_and_save
 from ragmeter.pipeline import CallablePipeline
 
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
         RunInterrupted,
     )
     from ._version import __version__
-    from .api import aevaluate, evaluate, judge
+    from .api import aevaluate, evaluate, evaluate_async, judge
     from .cases import Case, load_cases
     from .compare import Comparison, compare_runs
     from .gate import GateResult, gate_run
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
         PrecomputedPipeline,
     )
     from .results import CaseResult, RunResult, load_run, save_run
-    from .runner import evaluate_async
     from .vocabulary import (
         METRICS,
         ChunkVerdict,
@@ -96,7 +95,7 @@ _LAZY: dict[str, str] = {
     "aevaluate": ".api",
     "compare_runs": ".compare",
     "evaluate": ".api",
-    "evaluate_async": ".runner",
+    "evaluate_async": ".api",
     "gate_run": ".gate",
     "judge": ".api",
     "lint_cases": ".lint",

@@ -1,5 +1,10 @@
-"""The Python API: :func:`evaluate` (and :func:`aevaluate`) on data in any usual shape, and
-:func:`judge`, which builds a judge by name.
+"""The one door to an evaluation: :func:`evaluate` (and :func:`aevaluate`) on data in any
+usual shape, :func:`judge`, which builds a judge by name, and the file-and-settings entries the
+command line and the pytest plugin call (:func:`run_and_save`, :func:`estimate_run`,
+:func:`calibrate_labels`, :func:`run_demo`). Every one resolves its pipeline with
+:func:`resolve_pipeline` and builds its judge with :func:`build_judge`, then hands both to the
+runner (`ragmeter.runner`, internal), which attaches the judge's calibration notes for the
+metrics that ran.
 
 `data` may be a list of dicts (ragmeter or RAGAS names), a pandas DataFrame, a Hugging Face
 `datasets.Dataset` or a RAGAS `EvaluationDataset` (anything with `to_list()`), a dict of
@@ -9,24 +14,68 @@ imported unless the data is one.
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._exceptions import CaseFileError, ConfigError, describe_validation_error
+from pydantic import ValidationError
+
+from ._exceptions import (
+    CaseFileError,
+    ConfigError,
+    ResultsError,
+    RunInterrupted,
+    describe_validation_error,
+)
 from ._sync import run_sync
-from .cases import Case, cases_from_rows, load_cases
+from .answers import few_ids
+from .calibrate import Calibration, calibrate_async
+from .cases import Case, case_lang, cases_from_rows, load_cases
+from .config import JudgeSettings, Settings, SettingsOverrides, apply_overrides, find_config
+from .config import load_settings as _load_settings
+from .frameworks import framework_of, python_pipeline
 from .health import DEFAULT_MIN_SCORED_SHARE
 from .judges.base import Judge, MinimalJudge, ensure_judge
-from .pipeline import DEFAULT_TIMEOUT, MinimalPipeline, Pipeline, ensure_pipeline
-from .vocabulary import METRICS, Lang, MetricName, needs_contexts
+from .judges.registry import create_judge
+from .pipeline import (
+    DEFAULT_TIMEOUT,
+    AnswersFilePipeline,
+    CallablePipeline,
+    HttpPipeline,
+    MinimalPipeline,
+    Pipeline,
+    PrecomputedPipeline,
+    check_timeout,
+    ensure_pipeline,
+    load_target,
+    run_case,
+)
+from .records import _json_cell
+from .results import (
+    PARTIAL_FILE,
+    RESULTS_FILE,
+    CaseResult,
+    RunInfo,
+    RunResult,
+    load_run,
+    prepare_out_dir,
+    save_run,
+)
+from .runner import build_sample, evaluate_async
+from .spool import CaseSpool
+from .vocabulary import METRICS, Lang, MetricName, Sample, needs_contexts
 
 if TYPE_CHECKING:
-    from .config import JudgeSettings
-    from .results import CaseResult, RunInfo, RunResult
+    from .labels import LabelledCase
+
+ProgressDisplay = Callable[[int, Judge], AbstractContextManager[Callable[[CaseResult], None]]]
+"""Shows a run's progress: called with the number of cases and the judge, it yields the
+callback each finished case is passed to (the CLI passes its progress bar)."""
 
 _LIST_COLUMNS = frozenset(
     {"contexts", "retrieved_contexts", "reference_contexts", "history", "metadata"}
@@ -52,10 +101,6 @@ def judge(
     connections (`llama`: a server process): `await judge.aclose()` when done with it;
     :func:`evaluate` closes the judges it builds itself.
     """
-    from pydantic import ValidationError
-
-    from .config import JudgeSettings
-
     if kind == "openai" and not model and not settings.get("model"):
         raise ConfigError(
             "the openai judge needs a model: ragmeter.judge('openai', model='gpt-4o-mini') "
@@ -67,15 +112,17 @@ def judge(
         config = JudgeSettings.model_validate({"kind": kind, **fields, **settings})
     except ValidationError as exc:
         raise ConfigError(f"judge '{kind}': {describe_validation_error(exc)}") from None
-    return _create_judge(config)
+    return build_judge(config)
 
 
 _judge_named = judge  # `evaluate`'s own `judge` argument hides the function's name
 
 
-def _create_judge(config: JudgeSettings) -> Judge:
-    from .judges.registry import create_judge
-
+def build_judge(settings: Settings | JudgeSettings) -> Judge:
+    """The judge the settings (or their `[judge]` table) name, through the entry-point
+    registry: the one place every door builds a judge. Keys only an LLM judge reads, set with
+    no kind, are an error rather than a silent local judge."""
+    config = settings.judge if isinstance(settings, Settings) else settings
     keys = config.llm_keys_without_kind()
     if keys:
         kind = "llama" if "model_path" in keys else "openai"
@@ -179,8 +226,6 @@ def _parse_text_lists(index: int, row: Any) -> Any:
     JSON, or Python's `['a', 'b']`) parsed as ragmeter's CSV reader parses them."""
     if not isinstance(row, dict):
         return row
-    from .records import _json_cell
-
     parsed = dict(row)
     for name, value in row.items():
         if name in _LIST_COLUMNS and isinstance(value, str) and value.strip()[:1] in ("[", "{"):
@@ -207,24 +252,26 @@ def _columns_to_rows(columns: Mapping[Any, Any]) -> list[dict[str, Any]]:
     return [{name: values[i] for name, values in lists.items()} for i in range(count)]
 
 
-def _pipeline(
-    pipeline: Any, cases: list[Case], timeout: float | None, metrics: Sequence[MetricName]
+def resolve_pipeline(
+    pipeline: Any,
+    cases: Sequence[Case],
+    *,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    metrics: Sequence[MetricName] | None = None,
+    answers: Path | str | None = None,
+    missing: Callable[[list[str], int], str] | None = None,
 ) -> tuple[Pipeline, bool]:
-    """The pipeline adapter for `pipeline`, and whether it was built here (so closed here)."""
-    from .frameworks import framework_of, python_pipeline
-    from .pipeline import HttpPipeline, PrecomputedPipeline, load_target
-
+    """The pipeline adapter for `pipeline`, and whether it was built here (so closed by the
+    caller that asked): a framework object, a :class:`Pipeline`, a `"module:function"` or
+    `http(s)://` string, a callable, an answers file (`answers`), or None when every case
+    carries its answer (then the cases' contexts are needed only for the `metrics` that read
+    them). `missing(ids, n)` words the error when nothing answers the cases."""
+    if answers:
+        return AnswersFilePipeline(answers), True
     if pipeline is None:
         lacking = [case.id for case in cases if case.answer is None]
-        if lacking:
-            from .answers import few_ids
-
-            raise ConfigError(
-                f"no pipeline, and {len(lacking)} of {len(cases)} cases have no answer "
-                f"({few_ids(lacking)}): pass pipeline=your_rag, a function (question, history) "
-                "returning {'contexts': [...], 'answer': '...'}, or give every case its "
-                "'response' and 'retrieved_contexts'"
-            )
+        if lacking or not cases:
+            raise ConfigError((missing or _missing_pipeline)(lacking, len(cases)))
         return PrecomputedPipeline(needs_contexts=needs_contexts(metrics)), True
     if framework_of(pipeline) is not None:  # before the duck-typed check: a chain has `.run`
         return python_pipeline(pipeline, timeout=timeout), True
@@ -241,6 +288,15 @@ def _pipeline(
         "{'contexts': [...], 'answer': '...'}, a LangChain runnable, a LlamaIndex query or "
         "chat engine, 'module:function', an http(s) URL, or None when the data carries "
         "contexts and answers"
+    )
+
+
+def _missing_pipeline(lacking: list[str], total: int) -> str:
+    return (
+        f"no pipeline, and {len(lacking)} of {total} cases have no answer "
+        f"({few_ids(lacking)}): pass pipeline=your_rag, a function (question, history) "
+        "returning {'contexts': [...], 'answer': '...'}, or give every case its "
+        "'response' and 'retrieved_contexts'"
     )
 
 
@@ -267,21 +323,17 @@ async def aevaluate(
     on_case: Callable[[CaseResult], None] | None = None,
 ) -> RunResult:
     """Async twin of :func:`evaluate` (same arguments), for code already in an event loop."""
-    from .config import JudgeSettings
-    from .results import RunInfo
-    from .runner import evaluate_async
-
     chosen = parse_metrics(metrics)
     if concurrency < 1:
         raise ConfigError(f"concurrency {concurrency}: must be at least 1")
     if repeats < 1:
         raise ConfigError(f"repeats {repeats}: must be at least 1")
     cases = cases_from(data)
-    source, own_pipeline = _pipeline(pipeline, cases, timeout, chosen)
+    source, own_pipeline = resolve_pipeline(pipeline, cases, timeout=timeout, metrics=chosen)
     if isinstance(judge, str):
         the_judge, own_judge = _judge_named(judge), True
     elif isinstance(judge, JudgeSettings):
-        the_judge, own_judge = _create_judge(judge), True
+        the_judge, own_judge = build_judge(judge), True
     else:
         the_judge, own_judge = ensure_judge(judge), False
     if info is None:
@@ -364,4 +416,269 @@ def evaluate(
     return run_sync(coroutine)  # aevaluate closes the pipeline and judge it made
 
 
-__all__ = ["aevaluate", "cases_from", "evaluate", "judge", "parse_metrics"]
+def resolve_settings(
+    config: Path | str | None = None, overrides: SettingsOverrides | None = None
+) -> Settings:
+    """Settings from the config file (`config`, or the nearest one) with the command-line
+    `overrides` applied (see :func:`~ragmeter.config.apply_overrides`)."""
+    source = Path(config) if config is not None else find_config()
+    settings = _load_settings(source) if source is not None else Settings()
+    return apply_overrides(settings, overrides or SettingsOverrides(), source=source)
+
+
+load_settings = _load_settings
+"""The settings of one config file as written (no overrides): the pytest plugin's gate."""
+
+
+def results_path(out: Path | str) -> Path:
+    """Where a run given `--out out` (a directory or its results.json) is written."""
+    path = Path(out)
+    return path if path.name == RESULTS_FILE else path / RESULTS_FILE
+
+
+def build_pipeline(
+    cases: Sequence[Case],
+    *,
+    pipeline: str | None = None,
+    answers: Path | str | None = None,
+    endpoint: str | None = None,
+    timeout: float | None = None,
+    metrics: Sequence[MetricName] | None = None,
+) -> Pipeline:
+    """The command line's pipeline: exactly one of `--pipeline`, `--answers`, `--endpoint`,
+    or the cases' own answers, resolved by :func:`resolve_pipeline`; `timeout` is the seconds
+    one case may take (default `pipeline.DEFAULT_TIMEOUT`)."""
+    timeout = DEFAULT_TIMEOUT if timeout is None else check_timeout(timeout)
+    given = [
+        name
+        for name, value in (
+            ("--pipeline", pipeline),
+            ("--answers", answers),
+            ("--endpoint", endpoint),
+        )
+        if value
+    ]
+    if len(given) > 1:
+        raise ConfigError(f"give only one of {', '.join(given)}")
+    source, _ = resolve_pipeline(
+        endpoint or pipeline or None,
+        cases,
+        timeout=timeout,
+        metrics=metrics,
+        answers=answers,
+        missing=_missing_cli_pipeline,
+    )
+    return source
+
+
+def _missing_cli_pipeline(_lacking: list[str], _total: int) -> str:
+    return (
+        "no pipeline: pass --pipeline module:function, --answers FILE or --endpoint URL "
+        "(or use an eval set whose cases carry contexts and answers)"
+    )
+
+
+def run_and_save(
+    cases: Sequence[Case],
+    pipeline: Pipeline | MinimalPipeline,
+    settings: Settings,
+    *,
+    out_dir: Path | str,
+    cases_file: str = "",
+    pipeline_name: str | None = None,
+    judge: Judge | MinimalJudge | None = None,
+    lang: Lang | None = None,
+    repeats: int = 1,
+    progress: ProgressDisplay | None = None,
+    metrics: tuple[MetricName, ...] = METRICS,
+    overwrite: bool = False,
+    shard: str | None = None,
+    cases_digest: str | None = None,
+) -> RunResult:
+    """Run, judge and write `out_dir/results.json` atomically; return the run (`shard`:
+    the `I/N` the cases are, recorded for `ragmeter merge` with `cases_digest`, the whole
+    eval set's :func:`~ragmeter.eval_digest.eval_set_digest`; without it the digest is that
+    of `cases`).
+
+    `out_dir` (or its results.json) is checked before any work; an existing run there is
+    replaced only with `overwrite`. Ctrl-C raises RunInterrupted and writes nothing; so does a
+    judge that can judge nothing (JudgeUnavailable).
+    """
+    out_dir = prepare_out_dir(out_dir, overwrite=overwrite)
+    judge = ensure_judge(judge or build_judge(settings))
+    pipeline = ensure_pipeline(pipeline)  # a bare one gets the default timeout, name and aclose
+    info = RunInfo(
+        cases_file=cases_file,
+        cases_digest=cases_digest,
+        pipeline=pipeline_name or pipeline.name,
+        shard=shard,
+    )
+
+    # Each case goes to disk as it is judged (next to results.json, unnamed, gone with the
+    # run); the summary, the report and results.json read them back one at a time. The
+    # journal keeps them too until the run ends, for a process that dies without unwinding.
+    spool = CaseSpool(len(cases), directory=out_dir, journal=out_dir / PARTIAL_FILE)
+
+    def judged(on_case: Callable[[CaseResult], None]) -> RunResult:
+        coroutine = evaluate_async(
+            cases,
+            pipeline,
+            judge,
+            metrics=metrics,
+            concurrency=settings.concurrency,
+            lang=lang,
+            thresholds=settings.thresholds,
+            targets=settings.mean_targets(),
+            info=info,
+            on_case=on_case,
+            repeats=repeats,
+            min_scored_share=settings.min_scored_share,
+            spool=spool,
+        )
+        return run_sync(coroutine, closing=(pipeline, judge))
+
+    try:
+        try:
+            if progress is not None:
+                with progress(len(cases), judge) as advance:
+                    result = judged(advance)
+            else:
+                result = judged(lambda _case: None)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            kept = (
+                f"; {out_dir / 'results.json'} is unchanged"
+                if (out_dir / "results.json").exists()
+                else ""
+            )
+            raise RunInterrupted(f"interrupted: nothing written{kept}") from None
+        save_run(result, out_dir)
+    finally:
+        spool.discard_journal()
+    return result
+
+
+def estimate_run(
+    cases: Sequence[Case],
+    pipeline: Pipeline,
+    settings: Settings,
+    *,
+    lang: Lang | None = None,
+    metrics: tuple[MetricName, ...] = METRICS,
+) -> Any:
+    """What judging would cost: runs the pipeline (not the judge) and asks the judge for an
+    estimate. Returns None for judges that make no paid calls (the local judge)."""
+    judge = build_judge(settings)
+    pipeline = ensure_pipeline(pipeline)
+    if judge.estimate([], metrics) is None:  # no paid calls: no need to run the pipeline
+        run_sync(asyncio.sleep(0), closing=(pipeline, judge))
+        return None
+
+    async def samples() -> list[Sample]:
+        out: list[Sample] = []
+        for case in cases:
+            try:
+                output = await run_case(pipeline, case)
+            except Exception:  # a failing or timed-out case costs nothing to judge
+                continue
+            out.append(build_sample(case, output.contexts, output.answer, case_lang(case, lang)))
+        return out
+
+    return judge.estimate(run_sync(samples(), closing=(pipeline, judge)), metrics)
+
+
+def run_demo(
+    variant: str = "default",
+    *,
+    out_dir: Path | str = "ragmeter-out/demo",
+    overrides: dict[str, Any] | None = None,
+    progress: ProgressDisplay | None = None,
+    judge: Judge | None = None,
+    overwrite: bool = False,
+) -> RunResult:
+    """Evaluate the bundled demo pipeline (`variant`) on the bundled eval set, offline.
+
+    A demo run already in `out_dir` is replaced; any other run there only with `overwrite`."""
+    from .demo import DemoConfig, DemoPipeline, demo_cases_path  # numpy and the demo corpus
+
+    config = DemoConfig.for_variant(variant)
+    if overrides:
+        config = DemoConfig.model_validate({**config.model_dump(), **overrides})
+    described = ", ".join(f"{k}={v}" for k, v in config.model_dump().items() if v is not None)
+    pipeline = CallablePipeline(DemoPipeline(config), name=f"demo:{variant}")
+    cases_path = demo_cases_path()
+    return run_and_save(
+        load_cases(cases_path),
+        pipeline,
+        Settings(),
+        out_dir=out_dir,
+        cases_file=f"(bundled) {cases_path.name}",
+        pipeline_name=f"demo {variant} ({described})",
+        judge=judge,
+        progress=progress,
+        overwrite=overwrite or _holds_demo_run(out_dir),
+    )
+
+
+def _holds_demo_run(out_dir: Path | str) -> bool:
+    """Whether `out_dir` holds a readable run of the demo pipeline (safe to replace)."""
+    path = results_path(out_dir)
+    if not path.is_file():
+        return False
+    try:
+        return load_run(path).run.pipeline.startswith("demo ")
+    except ResultsError:
+        return False
+
+
+def calibrate_labels(
+    cases: Sequence[LabelledCase],
+    settings: Settings,
+    *,
+    metrics: Sequence[MetricName] | None = None,
+    threshold: float | None = None,
+    worst: int = 5,
+    labels_file: str = "",
+    progress: ProgressDisplay | None = None,
+) -> Calibration:
+    """Judge the labelled `cases` with the judge the settings name and measure its agreement
+    with the labels (:func:`ragmeter.calibrate.calibrate_async`); the judge is closed after."""
+    judge = build_judge(settings)
+
+    def measured(on_case: Callable[[CaseResult], None] | None) -> Calibration:
+        coroutine = calibrate_async(
+            cases,
+            judge,
+            metrics=metrics,
+            concurrency=settings.concurrency,
+            threshold=threshold,
+            worst=worst,
+            labels_file=labels_file,
+            on_case=on_case,
+        )
+        return run_sync(coroutine, closing=(judge,))
+
+    if progress is None:
+        return measured(None)
+    with progress(len(cases), judge) as advance:
+        return measured(advance)
+
+
+__all__ = [
+    "ProgressDisplay",
+    "aevaluate",
+    "build_judge",
+    "build_pipeline",
+    "calibrate_labels",
+    "cases_from",
+    "estimate_run",
+    "evaluate",
+    "evaluate_async",
+    "judge",
+    "load_settings",
+    "parse_metrics",
+    "resolve_pipeline",
+    "resolve_settings",
+    "results_path",
+    "run_and_save",
+    "run_demo",
+]

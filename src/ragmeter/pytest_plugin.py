@@ -116,7 +116,7 @@ class RagmeterOptions:
     literal: bool = False
     """Literal floors in `assert_gate` (any mean under its floor fails)."""
     extra: dict[str, Any] = field(default_factory=dict)
-    """Other keyword arguments for `evaluation.run_and_save` (e.g. `pipeline_name`)."""
+    """Other keyword arguments for `api.run_and_save` (e.g. `pipeline_name`)."""
 
 
 def _worst_lines(run: RunResult, metric: MetricName, limit: int = 5) -> list[str]:
@@ -380,17 +380,14 @@ def ragmeter_run(
             "ragmeter: set --ragmeter-cases (and --ragmeter-pipeline) or "
             "--ragmeter-results DIR with an existing run"
         )
-    from . import evaluation
-    from .cases import load_cases
+    from . import api  # the door every evaluation goes through (pydantic, the judges, ...)
 
-    settings = evaluation.resolve_settings(
-        opts.config, evaluation.SettingsOverrides(judge=opts.judge)
-    )
-    cases = load_cases(opts.cases)
-    pipeline = evaluation.build_pipeline(cases, pipeline=opts.pipeline)
+    settings = api.resolve_settings(opts.config, api.SettingsOverrides(judge=opts.judge))
+    cases = api.load_cases(opts.cases)
+    pipeline = api.build_pipeline(cases, pipeline=opts.pipeline)
     out = Path(opts.results) if opts.results else tmp_path_factory.mktemp("ragmeter")
     # Each session replaces its own results directory: that is what it is configured for.
-    result = evaluation.run_and_save(
+    result = api.run_and_save(
         cases,
         pipeline,
         settings,

@@ -135,7 +135,7 @@ def test_one_case_at_a_time_still_lets_the_judge_overlap_calls(tmp_path, files):
 
 
 def test_the_two_limits_come_from_their_own_config_keys(tmp_path, files):
-    from ragmeter.evaluation import resolve_settings
+    from ragmeter.api import resolve_settings
 
     config = tmp_path / "ragmeter.toml"
     config.write_text("concurrency = 2\n[judge]\nconcurrency = 5\n")

@@ -337,7 +337,7 @@ def test_the_cli_stops_a_run_past_its_patience_and_on_a_spent_quota(tmp_path: Pa
 
 
 def test_patience_comes_from_the_config_file(tmp_path: Path) -> None:
-    from ragmeter.evaluation import build_judge, resolve_settings
+    from ragmeter.api import build_judge, resolve_settings
     from ragmeter.judges.llm import OpenAIJudge
 
     config = tmp_path / "ragmeter.toml"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -143,25 +144,17 @@ def _judge_labels(
     overrides: SettingsOverrides,
     config: Path | None,
 ) -> Calibration:
-    from .. import evaluation as api
-    from .._sync import run_sync
-    from ..calibrate import calibrate_async
+    from .. import api
     from ..labels import load_labelled_cases
     from .progress import run_progress
 
     settings = api.resolve_settings(config, overrides)
-    cases = load_labelled_cases(labels)
-    judge = api.build_judge(settings)
-
-    with run_progress(len(cases), judge, enabled=progress) as advance:
-        coroutine = calibrate_async(
-            cases,
-            judge,
-            metrics=metrics,
-            concurrency=settings.concurrency,
-            threshold=threshold,
-            worst=worst,
-            labels_file=str(labels),
-            on_case=advance,
-        )
-        return run_sync(coroutine, closing=(judge,))
+    return api.calibrate_labels(
+        load_labelled_cases(labels),
+        settings,
+        metrics=metrics,
+        threshold=threshold,
+        worst=worst,
+        labels_file=str(labels),
+        progress=functools.partial(run_progress, enabled=progress),
+    )

@@ -46,7 +46,7 @@ def demo(
     Exit codes as for `ragmeter run`: 0 every metric measured, 2 bad options, 3 a metric had
     too few scored cases, 130 interrupted.
     """
-    from ..evaluation import results_path, run_demo
+    from ..api import results_path, run_demo
     from .output import finish_run, print_report
     from .progress import run_progress
 

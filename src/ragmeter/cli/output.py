@@ -51,7 +51,7 @@ def print_dry_run(
     metrics: tuple[MetricName, ...] = METRICS,
 ) -> None:
     """Estimate the judge's calls, tokens and cost without calling anything, and print it."""
-    from ..evaluation import estimate_run
+    from ..api import estimate_run
     from ..report.dry_run import render_dry_run
 
     estimate = estimate_run(cases, pipeline, settings, lang=lang, metrics=metrics)

@@ -141,9 +141,8 @@ def run(
     limits past --patience or was unreachable (nothing written); 130 interrupted (nothing
     written).
     """
-    from .. import evaluation as api
+    from .. import api
     from ..answers import answers_as_eval_set, check_answers_match
-    from ..api import parse_metrics
     from ..cases import Case, open_cases
     from ..config import SettingsOverrides
     from ..eval_digest import eval_set_digest
@@ -153,7 +152,7 @@ def run(
     from .progress import run_progress
 
     with user_errors():
-        chosen = parse_metrics(metrics, option="--metrics")
+        chosen = api.parse_metrics(metrics, option="--metrics")
         settings = api.resolve_settings(
             config,
             SettingsOverrides(

@@ -176,7 +176,7 @@ async def test_faithfulness_alone_is_graded_by_default(tmp_path):
 
 
 def test_graded_metrics_come_from_the_config_file(tmp_path):
-    from ragmeter.evaluation import build_judge, resolve_settings
+    from ragmeter.api import build_judge, resolve_settings
 
     config = tmp_path / "ragmeter.toml"
     with FakeOpenAI(Smart()) as server:

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
+from ragmeter.api import run_and_save
 from ragmeter.calibrate import calibrate, calibration_notes, store_calibration
 from ragmeter.cases import Case
 from ragmeter.config import Settings
-from ragmeter.evaluation import run_and_save
 from ragmeter.judges.local import LocalJudge, LocalSettings
 from ragmeter.judges.local.reference import load_reference, reference_headline
 from ragmeter.labels import LabelledCase
