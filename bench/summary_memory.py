@@ -29,10 +29,10 @@ from typing import Any
 
 from common import finish, print_table
 
-from ragmeter.reasons import code_of
 from ragmeter.results import CaseResult
 from ragmeter.summary import SummaryBuilder
 from ragmeter.vocabulary import METRICS, MetricResult
+from ragmeter.vocabulary.reasons import code_of
 
 CATEGORIES = ("normal", "typo", "multi_turn", "out_of_scope")
 CONTEXT = "Retrieved passage about the product's warranty terms and returns policy. " * 8

@@ -100,7 +100,7 @@ def test_diagnosis_all_good():
 def _failing(n: int) -> list[CaseResult]:
     """`n` cases whose pipeline failed, each with its own message (naming the case, or a
     document of its own), and a few scored or refused."""
-    from ragmeter.reasons import code_of
+    from ragmeter.vocabulary.reasons import code_of
 
     cases = []
     for i in range(n):
@@ -167,7 +167,7 @@ def test_summary_size_does_not_grow_with_the_number_of_distinct_failures():
 
 
 def test_a_long_cause_is_cut_in_the_summary_not_in_the_case():
-    from ragmeter.reasons import MAX_CAUSE_CHARS
+    from ragmeter.vocabulary.reasons import MAX_CAUSE_CHARS
 
     reason = "pipeline error: " + "x" * 10_000
     cases = [_case("a", faithfulness=reason)]
@@ -179,7 +179,7 @@ def test_a_long_cause_is_cut_in_the_summary_not_in_the_case():
 
 
 def test_reasons_without_a_code_get_one_from_their_wording():
-    from ragmeter.reasons import code_of
+    from ragmeter.vocabulary.reasons import code_of
 
     assert [
         code_of(r)
@@ -223,10 +223,10 @@ def test_reasons_without_a_code_get_one_from_their_wording():
 
 
 def _oracle_summarize_metric(cases, metric, threshold=None, *, with_ci=True, first_only=False):
-    from ragmeter.reasons import NOT_JUDGED, unscored_code, without_case_id
     from ragmeter.results import MetricSummary
     from ragmeter.stats import mean
     from ragmeter.summary import _bounded_reasons
+    from ragmeter.vocabulary.reasons import NOT_JUDGED, unscored_code, without_case_id
 
     scores: list[float] = []
     causes: Counter[tuple[str, str]] = Counter()
@@ -274,7 +274,7 @@ def _oracle_summarize_run(cases, metrics=METRICS, thresholds=None):
 
 
 def _oracle_unscored(cases, metrics):
-    from ragmeter.reasons import unscored_code, without_case_id
+    from ragmeter.vocabulary.reasons import unscored_code, without_case_id
 
     for case in cases:
         for metric in metrics:
@@ -285,9 +285,9 @@ def _oracle_unscored(cases, metrics):
 
 
 def _oracle_group_unscored(cases, metrics=METRICS):
-    from ragmeter.reasons import BY_DESIGN_CODES, short_cause
     from ragmeter.results import UnscoredGroup
     from ragmeter.summary import EXAMPLE_IDS, MAX_CAUSES_PER_CODE, _other_causes
+    from ragmeter.vocabulary.reasons import BY_DESIGN_CODES, short_cause
 
     counts = Counter(key for _, _, key in _oracle_unscored(cases, metrics))
     own: set[tuple[str, str]] = set()
@@ -337,7 +337,7 @@ _LONG = "pipeline error: " + "x" * 400  # causes that differ past MAX_CAUSE_CHAR
 def _random_reason(rng: random.Random, cid: str) -> tuple[str, str | None]:
     """An unscored reason and its code (None: read from the wording), drawn so that runs hold
     several codes, many distinct causes per code, by-design ones and ids to take out."""
-    from ragmeter.reasons import code_of
+    from ragmeter.vocabulary.reasons import code_of
 
     kind = rng.randrange(8)
     if kind == 0:
@@ -420,8 +420,8 @@ def test_one_pass_builder_equals_the_previous_summary_on_random_runs(chunk):
 def test_the_random_runs_reach_every_bound():
     # The property test above is only as good as its runs: check that they merge causes, cut
     # reasons, re-judge, and hold cases with two causes of one code.
-    from ragmeter.reasons import unscored_code
     from ragmeter.summary import MAX_REASONS
+    from ragmeter.vocabulary.reasons import unscored_code
 
     def two_causes_of_one_code(case):
         codes = [

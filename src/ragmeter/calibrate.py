@@ -208,10 +208,21 @@ def _alternative_line(
 
 
 def _graded_setting(judge: JudgeFingerprint) -> frozenset[str] | None:
-    """The LLM judge's `graded` metrics; None for other judges."""
-    from .judges.llm.graded import graded_metrics
+    """The metrics the judge scores from verdict probabilities (its `graded` setting); None
+    when its scores are not shares of verdicts (:attr:`JudgeTraits.graded`)."""
+    graded = judge.traits.graded
+    return None if graded is None else frozenset(graded)
 
-    return graded_metrics(judge)
+
+def _supported_verdicts(result: MetricResult) -> list[tuple[bool, float | None]] | None:
+    """(supported, P(supported)) for each claim of a faithfulness result or reference point of
+    a context-recall one, in order (P None where the verdict carries no probability); None for
+    the other metrics, whose scores are not shares of such verdicts."""
+    if result.metric == "faithfulness":
+        return [(c.verdict == "supported", c.confidence) for c in result.evidence.claims]
+    if result.metric == "context_recall":
+        return [(p.supported, p.confidence) for p in result.evidence.points]
+    return None
 
 
 def note_line(note: CalibrationNote) -> str:
@@ -318,15 +329,13 @@ def _scorings(
     """How the judge scored `metric` on the `scored` cases, and their scores the other way
     (None unless every verdict carries its P(supported)). Nothing is claimed when the judge
     has no such choice or a score is neither the share nor the mean of its verdicts."""
-    from .judges.llm.graded import graded_metrics, supported_verdicts
-
-    configured = graded_metrics(judge_fp)
+    configured = _graded_setting(judge_fp)
     if configured is None:
         return None, None
     ways: set[Scoring] = set()
     pairs: list[tuple[float, float | None]] = []  # (0/1 score, graded score) per case
     for case, score, _ in scored:
-        verdicts = supported_verdicts(case.metrics[metric])
+        verdicts = _supported_verdicts(case.metrics[metric])
         if verdicts is None or score is None:
             return None, None
         if not verdicts:  # settled without verdicts (nothing retrieved): the same either way

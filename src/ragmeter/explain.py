@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .judges.llm.graded import LLM_JUDGE_KINDS
 from .results import CaseResult
 from .safe_text import printable
 from .vocabulary import (
@@ -29,16 +28,14 @@ class StrengthLabels:
 
 
 def strength_labels(judge: JudgeFingerprint) -> StrengthLabels:
-    """The LLM judge's numbers are P(supported) and P(useful) read from the verdict token's
-    probabilities; the local judge's are support and usefulness scores of its evidence (a
-    claim's fitted support probability, where weights are installed, is one too); other
-    judges' by what the fields declare: a claim's or point's `confidence`, a chunk's
-    usefulness."""
-    if judge.kind in LLM_JUDGE_KINDS:
-        return StrengthLabels(claim="P(supported)", point="P(supported)", chunk="P(useful)")
-    if judge.kind == "local":
-        return StrengthLabels(claim="support", point="support", chunk="usefulness")
-    return StrengthLabels(claim="confidence", point="confidence", chunk="usefulness")
+    """What the judge declared its numbers to be (:class:`~ragmeter.vocabulary.JudgeTraits`):
+    the LLM judge's are P(supported) and P(useful) read from the verdict token's
+    probabilities, the local judge's support and usefulness scores of its evidence; a judge
+    that declares nothing has a claim's or point's `confidence` and a chunk's usefulness."""
+    traits = judge.traits
+    return StrengthLabels(
+        claim=traits.claim_strength, point=traits.point_strength, chunk=traits.chunk_strength
+    )
 
 
 def strength_note(label: str | None, value: float | None) -> str:

@@ -10,10 +10,9 @@ and gives the exit code the command line reports.
 from __future__ import annotations
 
 from .exit_codes import ExitCode
-from .judges.rules import BY_DESIGN
-from .llm.errors import BUDGET_REASON
 from .results import MetricHealth, RunHealth, RunSummary, UnscoredGroup
 from .vocabulary import METRICS, MetricName
+from .vocabulary.reasons import BUDGET_REASON, BY_DESIGN
 
 DEFAULT_MIN_SCORED_SHARE = 0.9
 """Share of the cases a metric applies to that must be scored for the run to count."""

@@ -28,7 +28,6 @@ from .pipeline import (
     last_frames,
     run_case,
 )
-from .reasons import NO_RESULT, PIPELINE_ERROR, TOO_LONG, code_of, without_case_id
 from .redact import redact
 from .results import CaseResult, RunInfo, RunResult
 from .spool import CaseSpool
@@ -44,6 +43,7 @@ from .vocabulary import (
     ReasonCode,
     Sample,
 )
+from .vocabulary.reasons import NO_RESULT, PIPELINE_ERROR, TOO_LONG, code_of, without_case_id
 
 ProgressCallback = Callable[[CaseResult], None]
 
@@ -108,7 +108,7 @@ async def _judge(
 
 def _coded(result: MetricResult | None, metric: MetricName, case_id: str) -> MetricResult:
     """`result` as the run records it: an unscored one with its code and a reason that does
-    not name the case (see `ragmeter.reasons`); a missing one unscored."""
+    not name the case (see `ragmeter.vocabulary.reasons`); a missing one unscored."""
     if result is None:
         return MetricResult.unscored(metric, NO_RESULT, reason_code="judge_error")
     if result.score is not None or result.unscored_reason is None:

@@ -6,8 +6,11 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from .judges.rules import BY_DESIGN
-from .reasons import (
+from .results import CaseResult, MetricSummary, RunSummary, UnscoredGroup
+from .stats import bootstrap_ci, histogram, mean
+from .vocabulary import METRICS, MetricName, MetricResult
+from .vocabulary.reasons import (
+    BY_DESIGN,
     BY_DESIGN_CODES,
     LABELS,
     NOT_JUDGED,
@@ -15,9 +18,6 @@ from .reasons import (
     unscored_code,
     without_case_id,
 )
-from .results import CaseResult, MetricSummary, RunSummary, UnscoredGroup
-from .stats import bootstrap_ci, histogram, mean
-from .vocabulary import METRICS, MetricName, MetricResult
 
 DEFAULT_FAIL_THRESHOLDS: dict[MetricName, float] = {
     "context_recall": 0.5,
@@ -296,7 +296,7 @@ def summarize_run(
 
 def unscored_cause(reason: str, case_id: str) -> str:
     """`reason` without what is particular to its case (its quoted id), so equal causes group
-    together (:func:`ragmeter.reasons.without_case_id`)."""
+    together (:func:`ragmeter.vocabulary.reasons.without_case_id`)."""
     return without_case_id(reason, case_id)
 
 

@@ -31,6 +31,7 @@ from ._exceptions import ResultsError
 from .results import CaseResult, RunResult
 from .vary import DIRECTIONS, KINDS, META_KEY, Direction
 from .vocabulary import METRICS, MetricName
+from .vocabulary.precision import average_precision, soft_average_precision
 
 DEFAULT_TOLERANCE = 0.1
 
@@ -268,9 +269,6 @@ def _reranked_precision(origin: CaseResult, order: Any) -> float | None:
     """Context precision of the origin's chunk verdicts re-ranked into `order`: average
     precision of its useful flags, or soft average precision of its P(useful) when that is
     what its score is; None when neither reproduces the origin's own score."""
-    from .judges.llm.graded import soft_average_precision
-    from .judges.rules import average_precision
-
     result = origin.metrics.get("context_precision")
     score = origin.aggregate_score("context_precision")
     if result is None or score is None or not _is_permutation(order, len(origin.contexts)):

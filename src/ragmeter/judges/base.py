@@ -20,6 +20,7 @@ from ..vocabulary import (  # noqa: F401  (re-exported for judge authors)
     ClaimVerdict,
     Evidence,
     JudgeFingerprint,
+    JudgeTraits,
     Lang,
     MetricName,
     MetricResult,

@@ -12,6 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..vocabulary.precision import average_precision  # noqa: F401  (the judges import it here)
+from ..vocabulary.reasons import (  # noqa: F401  (BY_DESIGN: re-exported for judge authors)
+    BY_DESIGN,
+    NO_GROUND_TRUTH,
+    OUT_OF_SCOPE,
+    REFUSAL,
+)
 from .base import (
     GENERATION_METRICS,
     ClaimVerdict,
@@ -22,9 +29,6 @@ from .base import (
     Sample,
 )
 
-NO_GROUND_TRUTH = "no ground truth"
-OUT_OF_SCOPE = "not applicable: out-of-scope case"
-REFUSAL = "refusal: answer has no claims"
 NO_CONTEXTS_NOTE = "no contexts were retrieved"
 NO_CONTEXTS_CLAIMS_NOTE = "no contexts were retrieved, so no claim can be verified"
 EMPTY_ANSWER_NOTE = "empty answer: the pipeline answered nothing, so it scores 0"
@@ -34,10 +38,6 @@ REFUSAL_RELEVANCY_NOTE = "the answer abstains on an answerable question"
 
 PREVIEW_CHARS = 160
 """Characters of a chunk shown as its preview in context-precision evidence."""
-
-BY_DESIGN = frozenset({NO_GROUND_TRUTH, OUT_OF_SCOPE, REFUSAL})
-"""Unscored reasons that belong to a metric's definition: the metric does not apply to the
-case. Every other reason (pipeline error, judge error, budget) means it could not be scored."""
 
 
 def precheck(
@@ -121,14 +121,3 @@ def no_context_verdicts(claims: Sequence[str]) -> list[ClaimVerdict]:
 
 def _fixed(metric: MetricName, score: float, code: ReasonCode, evidence: Evidence) -> MetricResult:
     return MetricResult(metric=metric, score=score, reason_code=code, evidence=evidence)
-
-
-def average_precision(useful: Sequence[bool]) -> float:
-    """Mean of precision@k over the ranks k (1-based) of useful chunks; 0 when none is."""
-    hits = 0
-    total = 0.0
-    for k, is_useful in enumerate(useful, start=1):
-        if is_useful:
-            hits += 1
-            total += hits / k
-    return total / hits if hits else 0.0

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from .._exceptions import JudgeError, JudgeUnavailable
 from ..redact import redact
+from ..vocabulary.reasons import BUDGET_REASON
 
 
 class LLMCallError(JudgeError):
@@ -20,10 +21,6 @@ class LLMCallError(JudgeError):
 
 class ResponseFormatRejected(LLMCallError):
     """The endpoint refused the requested ``response_format`` (e.g. no json_schema support)."""
-
-
-BUDGET_REASON = "judge budget reached"
-"""How every result left unjudged by ``max_cost`` starts its unscored reason."""
 
 
 class CostLimitReached(JudgeError):

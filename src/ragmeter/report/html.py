@@ -26,9 +26,9 @@ from ..compare import Comparison
 from ..explain import short, shortfall, strength_labels
 from ..indicative import indicative_metrics
 from ..noise import NoiseSummary
-from ..reasons import BY_DESIGN_CODES, unscored_code
 from ..results import CaseResult, MetricSummary, RunResult
 from ..vocabulary import METRICS, RETRIEVAL_METRICS
+from ..vocabulary.reasons import BY_DESIGN_CODES, unscored_code
 from .calibration import calibration_lines
 from .comparison import ci_label, diff_rows
 from .failures import worst_failures

@@ -12,6 +12,7 @@ from ..results import RunResult
 __all__ = ["counted", "readable_time", "spend_dict", "spend_line"]
 
 LOCAL_SPEND = "nothing (the local judge makes no calls)"
+"""What a judge that makes no calls (:attr:`JudgeTraits.makes_calls`) spent: the local one."""
 UNREPORTED_SPEND = "not reported (the judge kept no counters)"
 _NOTHING = {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0}
 
@@ -21,9 +22,13 @@ def spend_dict(run: RunResult) -> dict[str, Any]:
     counters for the local judge (it keeps none, having nothing to count), none when another
     judge kept none; `line` is the sentence the other reports print."""
     stats = run.run.judge_stats
-    if not _counted_calls(stats) and run.judge.kind == "local":
+    if not _counted_calls(stats) and not run.judge.traits.makes_calls:
         stats = {**_NOTHING, **stats}
     return {**stats, "line": spend_line(run)}
+
+
+def _no_calls(kind: str) -> str:
+    return LOCAL_SPEND.replace("local", kind, 1)
 
 
 def _counted_calls(stats: dict[str, Any]) -> bool:
@@ -35,7 +40,8 @@ def spend_line(run: RunResult) -> str:
     the local judge, 'not reported' for a judge that kept no counters."""
     stats = run.run.judge_stats
     if not _counted_calls(stats):
-        return f"judge spent: {LOCAL_SPEND if run.judge.kind == 'local' else UNREPORTED_SPEND}"
+        nothing = not run.judge.traits.makes_calls
+        return f"judge spent: {_no_calls(run.judge.kind) if nothing else UNREPORTED_SPEND}"
     tokens = stats.get("prompt_tokens", 0) + stats.get("completion_tokens", 0)
     line = f"judge spent: {counted(stats.get('calls', 0), 'call')}"
     line += f" ({stats.get('cached_calls', 0):,} cached), {counted(tokens, 'token')}"

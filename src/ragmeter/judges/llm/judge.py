@@ -14,7 +14,15 @@ from ...llm.embeddings import EmbeddingClient, LocalSimilarity, Similarity
 from ...llm.retry import RetryPolicy, RetryStats
 from ...llm.structured import StructuredCaller
 from ...model_family import same_family
-from ..base import METRICS, JudgeBase, JudgeFingerprint, MetricName, MetricResult, Sample
+from ..base import (
+    METRICS,
+    JudgeBase,
+    JudgeFingerprint,
+    JudgeTraits,
+    MetricName,
+    MetricResult,
+    Sample,
+)
 from .config import LLMJudgeConfig, Mode
 from .context import JudgeContext
 from .estimate import estimate_run
@@ -130,6 +138,12 @@ class OpenAIJudge(JudgeBase):
                 **({"graded": sorted(self.config.graded)} if self.config.graded else {}),
                 **self._verifier_params(),
             },
+            traits=JudgeTraits(  # P(verdict) read from the reply that gave the verdict
+                claim_strength="P(supported)",
+                point_strength="P(supported)",
+                chunk_strength="P(useful)",
+                graded=sorted(self.config.graded),
+            ),
         )
 
     def modes(self) -> dict[MetricName, Mode]:

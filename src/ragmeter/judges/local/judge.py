@@ -8,7 +8,15 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._workers import WorkerPool
-from ..base import METRICS, JudgeBase, JudgeFingerprint, MetricName, MetricResult, Sample
+from ..base import (
+    METRICS,
+    JudgeBase,
+    JudgeFingerprint,
+    JudgeTraits,
+    MetricName,
+    MetricResult,
+    Sample,
+)
 from .faithfulness import score_faithfulness
 from .precision import score_context_precision
 from .recall import score_context_recall
@@ -121,6 +129,9 @@ class LocalJudge(JudgeBase):
             model=model,
             prompt_version=PROMPT_VERSION,
             params=self.settings.model_dump(),
+            traits=JudgeTraits(  # support and usefulness scores of its evidence; no calls
+                claim_strength="support", point_strength="support", makes_calls=False
+            ),
         )
 
     def judge_sync(

@@ -9,10 +9,14 @@ Cases, results, config, lint and reports read these without depending on the jud
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
+
+from ..text import detect_lang
 
 MetricName = Literal["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
 
@@ -57,8 +61,8 @@ ReasonCode = Literal[
 or why it has no score: the pipeline failed or passed its deadline, the texts were too long,
 the judge failed, passed its deadline or replied unusably, the budget was spent, the ground
 truth held nothing to check, the judge returned nothing for the metric, or a reason ragmeter
-does not know (`other`; see `ragmeter.reasons`). The human `unscored_reason` and notes may be
-reworded, these codes are not."""
+does not know (`other`; see `ragmeter.vocabulary.reasons`). The human `unscored_reason` and
+notes may be reworded, these codes are not."""
 
 
 class Turn(BaseModel):
@@ -103,8 +107,6 @@ class CaseFields(BaseModel):
     def detected_lang(self) -> Lang:
         """The language of the question and ground truth (:func:`ragmeter.text.detect_lang`):
         what a case, or a sample, given no language is judged in."""
-        from .text import detect_lang
-
         return detect_lang(f"{self.question}\n{self.ground_truth}")
 
 
@@ -243,7 +245,7 @@ class MetricResult(BaseModel):
     refusal's faithfulness), or the kind of failure that left it unscored (the runner sets
     one on every unscored result; `unscored_reason` is then the detail, without the case id);
     None when the judge graded the case. Absent from results.json files written before it
-    existed (read as None; `ragmeter.reasons.code_of` reads it from the reason)."""
+    existed (read as None; `ragmeter.vocabulary.reasons.code_of` reads it from the reason)."""
     evidence: Evidence = Field(default_factory=Evidence)
     tokens: int = 0
     """Prompt + completion tokens spent on this metric (LLM judges)."""
@@ -268,6 +270,41 @@ class MetricResult(BaseModel):
         return cls(metric=metric, unscored_reason=reason, **kwargs)
 
 
+class JudgeTraits(BaseModel):
+    """What a judge's numbers mean, declared by the judge and recorded with its fingerprint:
+    reports, calibration and the variant check read them from the run, whatever judge made
+    it (a plugin judge's own declaration included), never from the judge's kind."""
+
+    claim_strength: str = "confidence"
+    """What a claim verdict's `confidence` is, as reports name it (`P(supported)`, `support`)."""
+    point_strength: str = "confidence"
+    """What a reference point's `confidence` is."""
+    chunk_strength: str = "usefulness"
+    """What a chunk verdict's `score` is (`P(useful)`, `usefulness`)."""
+    graded: list[MetricName] | None = None
+    """The metrics scored as the mean of their verdicts' probabilities rather than the share of
+    verdicts ([] when none is); None when the judge's faithfulness and context recall are not
+    shares of verdicts, so no other scoring of them can be measured."""
+    makes_calls: bool = True
+    """Whether the judge calls a model it could count (False: it spends nothing)."""
+
+
+def _recorded_before_traits(kind: str, params: dict[str, object]) -> JudgeTraits:
+    """The traits of the built-in judges, for fingerprints recorded before judges declared
+    them (older results.json and calibration files); any other judge's are the defaults."""
+    if kind in ("openai", "llama"):  # the LLM judge, over an endpoint or its own llama server
+        graded = params.get("graded")
+        return JudgeTraits(
+            claim_strength="P(supported)",
+            point_strength="P(supported)",
+            chunk_strength="P(useful)",
+            graded=[m for m in METRICS if isinstance(graded, list) and m in graded],
+        )
+    if kind == "local":
+        return JudgeTraits(claim_strength="support", point_strength="support", makes_calls=False)
+    return JudgeTraits()
+
+
 class JudgeFingerprint(BaseModel):
     """Identifies a judge configuration so stale comparisons can be detected."""
 
@@ -279,11 +316,19 @@ class JudgeFingerprint(BaseModel):
     """Version of prompts / scoring rules."""
     params: dict[str, object] = Field(default_factory=dict)
     """Parameters that change verdicts (temperature, thresholds, weights hash...)."""
+    traits: JudgeTraits = Field(default_factory=JudgeTraits)
+    """What the judge's numbers mean (:class:`JudgeTraits`); not part of the :meth:`key`."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _traits_of_older_records(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("traits") is None and "kind" in data:
+            params = data.get("params") or {}
+            traits = _recorded_before_traits(str(data["kind"]), params)
+            return {**data, "traits": traits}
+        return data
 
     def key(self) -> str:
-        """A short stable hash of the fingerprint."""
-        import hashlib
-        import json
-
-        blob = json.dumps(self.model_dump(), sort_keys=True, default=str)
+        """A short stable hash of the fingerprint (its traits describe it, not identify it)."""
+        blob = json.dumps(self.model_dump(exclude={"traits"}), sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -10,9 +10,19 @@ code from the wording (:func:`code_of`).
 
 from __future__ import annotations
 
-from .judges.rules import NO_GROUND_TRUTH, OUT_OF_SCOPE, REFUSAL
-from .llm.errors import BUDGET_REASON
-from .vocabulary import MetricResult, ReasonCode
+from . import MetricResult, ReasonCode
+
+NO_GROUND_TRUTH = "no ground truth"
+OUT_OF_SCOPE = "not applicable: out-of-scope case"
+REFUSAL = "refusal: answer has no claims"
+BUDGET_REASON = "judge budget reached"
+"""How the unscored reason of a metric the judge's `--max-cost` left unjudged starts."""
+
+BY_DESIGN = frozenset({NO_GROUND_TRUTH, OUT_OF_SCOPE, REFUSAL})
+"""Unscored reasons that belong to a metric's definition: the metric does not apply to the
+case. Every other reason (pipeline error, judge error, budget) means it could not be scored.
+The judges word their edge cases with these (`judges.rules.precheck`); summaries and health
+count by them."""
 
 PIPELINE_ERROR = "pipeline error"
 """How the unscored reason of every metric of a case whose pipeline failed starts."""
@@ -40,7 +50,7 @@ LABELS: dict[str, str] = {
 """Each code of an unscored result in words, for reports."""
 
 BY_DESIGN_CODES = frozenset({"refusal", "out_of_scope", "no_ground_truth"})
-"""Codes of reasons that belong to the metric's definition (`rules.BY_DESIGN`)."""
+"""Codes of reasons that belong to the metric's definition (:data:`BY_DESIGN`)."""
 
 _BY_TEXT: dict[str, ReasonCode] = {
     REFUSAL: "refusal",
@@ -108,9 +118,12 @@ def short_cause(text: str) -> str:
 
 
 __all__ = [
+    "BUDGET_REASON",
+    "BY_DESIGN",
     "BY_DESIGN_CODES",
     "LABELS",
     "MAX_CAUSE_CHARS",
+    "NO_GROUND_TRUTH",
     "code_of",
     "short_cause",
     "unscored_code",
