@@ -13,7 +13,7 @@ of its own, the layers taking turns over ``--rounds`` rounds:
   sends (``cast_to=bytes``, decoded by orjson);
 - ``ChatClient``: ragmeter's client (cache key, budget, retries, log-probabilities read,
   the reply written to the SQLite cache), under the garbage-collector setting a run uses
-  (``ragmeter._gc``), and once more under the interpreter's defaults;
+  (``ragmeter.run``), and once more under the interpreter's defaults;
 - the whole judge is ``bench/scale.py``'s "client CPU ms/call".
 
 CPU is the process's own (all threads), per call; the bench server's CPU per call is shown
@@ -139,7 +139,7 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
             run = _sdk(bodies, args.base_url, args.concurrency)
         else:
             run = _chat_client(bodies, args.base_url, args.concurrency, Path(tmp) / "c.sqlite")
-        from ragmeter._gc import fewer_collections
+        from ragmeter.run._gc import fewer_collections
 
         tuned = args.layer == "ChatClient"
         with fewer_collections() if tuned else contextlib.nullcontext():

@@ -131,7 +131,7 @@ def run_ragmeter(
 
     from ragmeter.judges.llm import build_llm_judge
     from ragmeter.pipeline import PrecomputedPipeline
-    from ragmeter.runner import evaluate_async
+    from ragmeter.run import evaluate_async
 
     tmp = None
     if cache_path is None:
@@ -145,7 +145,7 @@ def run_ragmeter(
         load()  # the local MiniLM for answer relevancy: a one-off load, timed as setup
     setup = time.perf_counter() - setup_started
 
-    from ragmeter.spool import CaseSpool
+    from ragmeter.results.spool import CaseSpool
 
     async def go() -> Any:
         try:

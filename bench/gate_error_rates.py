@@ -11,7 +11,7 @@ runs of the same pipeline are correlated through the shared true labels.
 * A/B: the new pipeline turns positive units negative with a probability chosen so the
   metric's expected measured mean drops by exactly `drop`. A gate failure is a detection.
 
-The real `ragmeter.gate.gate_run` is called on real `RunResult` objects with the default
+The real `ragmeter.compare.gate.gate_run` is called on real `RunResult` objects with the default
 GateSettings (floors faithfulness 0.85 and answer relevancy 0.80, margin 0.05, alpha 0.05,
 Holm across the six checks).
 
@@ -29,12 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ragmeter.compare.gate import gate_run
 from ragmeter.config import GateSettings
-from ragmeter.diagnosis import diagnose
-from ragmeter.gate import gate_run
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult
 from ragmeter.results import CaseResult, RunInfo, RunResult
-from ragmeter.summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
+from ragmeter.results.diagnosis import diagnose
+from ragmeter.results.summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
 
 TRUE_MEANS = {
     "context_recall": 0.85,

@@ -1,5 +1,5 @@
 """Memory and time of reading an eval set: `load_cases` (a list) against `open_cases` (a
-.jsonl file read case by case, `ragmeter.case_file.CaseFile`).
+.jsonl file read case by case, `ragmeter.cases.CaseFile`).
 
     nice .venv/bin/python bench/input_memory.py [--sizes 5000 50000]
 

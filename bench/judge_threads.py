@@ -38,7 +38,7 @@ def child(workers: int, concurrency: int) -> dict[str, Any]:
     from ragmeter.judges.local import LocalJudge
     from ragmeter.judges.local.vectors import load_embedder
     from ragmeter.pipeline import PrecomputedPipeline
-    from ragmeter.runner import evaluate_async
+    from ragmeter.run import evaluate_async
 
     cases = demo_outputs(top_k=5)
     embedder = load_embedder()

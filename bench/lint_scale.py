@@ -78,7 +78,7 @@ def write_numbered(path: Path, n: int) -> None:
 
 def child(cases_file: str) -> dict[str, Any]:
     from ragmeter.cases import open_cases
-    from ragmeter.lint import lint_cases
+    from ragmeter.cases.lint import lint_cases
 
     start = time.perf_counter()
     report = lint_cases(open_cases(cases_file))

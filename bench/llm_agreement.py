@@ -35,9 +35,9 @@ sys.path.insert(0, str(HERE / "meta"))
 from common import RESULTS, machine, print_table, write_json  # noqa: E402
 from run import baseline  # noqa: E402
 
-from ragmeter.agreement import Measure, auroc, measure, spearman  # noqa: E402
+from ragmeter.cases.labels import LabelledCase  # noqa: E402
 from ragmeter.judges.base import MetricResult, Sample  # noqa: E402
-from ragmeter.labels import LabelledCase  # noqa: E402
+from ragmeter.stats.agreement import Measure, auroc, measure, spearman  # noqa: E402
 
 OUT = HERE / "meta" / "out"
 NAME = "llm_agreement.json"

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "meta"))
 from convert import DEFAULT_OUT, subsample
 from run import baseline
 
-from ragmeter.agreement import graded_measures
+from ragmeter.cases.labels import LabelledCase
 from ragmeter.embeddings import load_local_embedder, load_use_embedder
 from ragmeter.embeddings.e5 import load_e5_embedder
 from ragmeter.judges.local import LocalJudge
@@ -41,8 +41,8 @@ from ragmeter.judges.local.relevancy import key_coverage
 from ragmeter.judges.local.topicality import meter_for
 from ragmeter.judges.local.view import build_view
 from ragmeter.judges.rules import precheck
-from ragmeter.labels import LabelledCase
-from ragmeter.runner import build_sample
+from ragmeter.run import build_sample
+from ragmeter.stats.agreement import graded_measures
 
 METRIC = "answer_relevancy"
 

@@ -1,4 +1,4 @@
-"""Memory and time of the one-pass run summary (`ragmeter.summary.SummaryBuilder`).
+"""Memory and time of the one-pass run summary (`ragmeter.results.summary.SummaryBuilder`).
 
     .venv/bin/python bench/summary_memory.py [--sizes 5000 50000]
 
@@ -30,7 +30,7 @@ from typing import Any
 from common import finish, print_table
 
 from ragmeter.results import CaseResult
-from ragmeter.summary import SummaryBuilder
+from ragmeter.results.summary import SummaryBuilder
 from ragmeter.vocabulary import METRICS, MetricResult
 from ragmeter.vocabulary.reasons import code_of
 

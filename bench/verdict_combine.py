@@ -31,7 +31,7 @@ from common import RESULTS, machine, print_table, write_json  # noqa: E402
 from ragmeter.judges.base import Sample  # noqa: E402
 from ragmeter.judges.llm.combine import COMBINERS  # noqa: E402
 from ragmeter.judges.local.claims import split_claims  # noqa: E402
-from ragmeter.summary import DEFAULT_FAIL_THRESHOLDS  # noqa: E402
+from ragmeter.results.summary import DEFAULT_FAIL_THRESHOLDS  # noqa: E402
 
 NAME = "verdict_combine.json"
 OUT = HERE / "meta" / "out"

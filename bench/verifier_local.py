@@ -35,7 +35,7 @@ from convert import DEFAULT_DATA  # noqa: E402
 from run import baseline, load_set, overlap  # noqa: E402
 from runtime import Verifier, passage_around  # noqa: E402
 
-from ragmeter.agreement import auroc, measure, spearman  # noqa: E402
+from ragmeter.cases.labels import LabelledCase  # noqa: E402
 from ragmeter.judges.base import Sample  # noqa: E402
 from ragmeter.judges.local.faithfulness import (  # noqa: E402
     claim_credit,
@@ -46,7 +46,7 @@ from ragmeter.judges.local.features import sentences  # noqa: E402
 from ragmeter.judges.local.settings import LocalSettings  # noqa: E402
 from ragmeter.judges.local.vectors import EmbeddingStore, load_embedder  # noqa: E402
 from ragmeter.judges.local.view import build_view  # noqa: E402
-from ragmeter.labels import LabelledCase  # noqa: E402
+from ragmeter.stats.agreement import auroc, measure, spearman  # noqa: E402
 
 SETS = ("mtrag", "expertqa", "summedits", "begin", "halueval", "halluqa")
 VARIANTS = ("local", "verifier", "verifier_min", "blend", "overlap")

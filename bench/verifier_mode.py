@@ -35,8 +35,8 @@ import llm_agreement  # noqa: E402
 from common import RESULTS, machine, print_table, write_json  # noqa: E402
 from run import baseline  # noqa: E402
 
+from ragmeter.cases.labels import LabelledCase  # noqa: E402
 from ragmeter.judges.base import MetricResult, Sample  # noqa: E402
-from ragmeter.labels import LabelledCase  # noqa: E402
 
 NAME = "verifier_mode.json"
 RESAMPLES = 1000

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ragmeter.diagnosis import diagnose
-from ragmeter.eval_digest import eval_set_digest
+from ragmeter.cases.digest import eval_set_digest
 from ragmeter.judges.base import (
     METRICS,
     ChunkVerdict,
@@ -16,7 +15,8 @@ from ragmeter.judges.base import (
     PointVerdict,
 )
 from ragmeter.results import CaseResult, RunInfo, RunResult
-from ragmeter.summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
+from ragmeter.results.diagnosis import diagnose
+from ragmeter.results.summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
 
 Score = float | str | None
 """A score, an unscored reason (str), or None for a metric not judged."""

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from ragmeter.agreement import (
+from ragmeter.stats.agreement import (
     auroc,
     balanced_accuracy,
     binary_measures,

@@ -10,7 +10,11 @@ from typer.testing import CliRunner
 
 from factories import case, run
 from ragmeter._exceptions import CaseFileError
-from ragmeter.calibrate import (
+from ragmeter.cases.labels import label_kind, load_case_labels, load_labelled_cases
+from ragmeter.cli import app
+from ragmeter.judges.base import ClaimVerdict, Evidence, JudgeFingerprint, MetricResult, Sample
+from ragmeter.judges.local import LocalJudge
+from ragmeter.run.calibrate import (
     calibrate,
     calibrate_run,
     calibration_notes,
@@ -18,10 +22,6 @@ from ragmeter.calibrate import (
     load_calibration,
     store_calibration,
 )
-from ragmeter.cli import app
-from ragmeter.judges.base import ClaimVerdict, Evidence, JudgeFingerprint, MetricResult, Sample
-from ragmeter.judges.local import LocalJudge
-from ragmeter.labels import label_kind, load_case_labels, load_labelled_cases
 from ragmeter.testing import FakeOpenAI, Smart
 
 CONTEXT = (

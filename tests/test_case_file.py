@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ragmeter import case_file
 from ragmeter._exceptions import CaseFileError
-from ragmeter.case_file import CaseFile
-from ragmeter.cases import Case, assigned_ids, load_cases, open_cases
+from ragmeter.cases import Case, CaseFile, assigned_ids, load_cases, open_cases
+from ragmeter.cases import _file as case_file
 from test_fuzz_loaders import SEED, inputs
 
 

@@ -11,10 +11,10 @@ import pytest
 
 import ragmeter
 from ragmeter.cases import Case, load_cases
+from ragmeter.cases.labels import LabelledCase, load_labelled_cases
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
-from ragmeter.labels import LabelledCase, load_labelled_cases
 from ragmeter.results import RESULTS_FILE, SCHEMA_VERSION, CaseResult, load_run, save_run
-from ragmeter.runner import build_sample
+from ragmeter.run import build_sample
 from ragmeter.vocabulary import CaseFields, CaseId, Turn
 
 MODELS = (Case, Sample, CaseResult, LabelledCase)

@@ -38,7 +38,7 @@ from ragmeter.pipeline import (
     PrecomputedPipeline,
     ensure_pipeline,
 )
-from ragmeter.runner import evaluate_async
+from ragmeter.run import evaluate_async
 
 JUDGE_MEMBERS = ("name", "warning", "decision_thresholds", "fingerprint", "judge", "stats",
                  "estimate", "aclose")  # fmt: skip

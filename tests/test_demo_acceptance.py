@@ -4,7 +4,7 @@ import pytest
 
 from ragmeter.api import run_demo
 from ragmeter.report.failures import collect_failures
-from ragmeter.text_numbers import extract_numbers
+from ragmeter.text.numbers import extract_numbers
 
 
 @pytest.fixture(scope="module")

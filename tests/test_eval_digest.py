@@ -6,7 +6,7 @@ import ragmeter
 from factories import RAGAS_ROWS
 from ragmeter.api import cases_from
 from ragmeter.cases import Case
-from ragmeter.eval_digest import case_digest, eval_set_digest
+from ragmeter.cases.digest import case_digest, eval_set_digest
 
 CASES = [
     Case(id="en1", question="How long do refunds take?", ground_truth="14 days."),

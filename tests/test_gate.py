@@ -6,8 +6,8 @@ from typer.testing import CliRunner
 from factories import judge, uniform_run
 from ragmeter._exceptions import ResultsError
 from ragmeter.cli import app
+from ragmeter.compare.gate import gate_run
 from ragmeter.config import GateSettings
-from ragmeter.gate import gate_run
 from ragmeter.results import load_run, save_run
 
 
@@ -243,7 +243,7 @@ def test_a_file_from_before_rejudged_cases_were_averaged_loads_rebuilt(tmp_path)
     their summary is rebuilt under the current rule (a tampered one is still refused)."""
     import json
 
-    from ragmeter.summary import summarize_metric
+    from ragmeter.results.summary import summarize_metric
 
     rejudged = _rejudged_run()
     legacy = summarize_metric(rejudged.cases, "faithfulness", 0.7, first_only=True)

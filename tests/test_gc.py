@@ -1,13 +1,13 @@
-"""The collector's setting while a run judges (`ragmeter._gc`)."""
+"""The collector's setting while a run judges (`ragmeter.run._gc`)."""
 
 import gc
 
 import pytest
 
-from ragmeter._gc import RUN_THRESHOLD, fewer_collections
 from ragmeter.cases import Case
 from ragmeter.judges.base import METRICS
-from ragmeter.runner import evaluate
+from ragmeter.run._gc import RUN_THRESHOLD, fewer_collections
+from ragmeter.run._runner import evaluate
 from test_runner import CountingJudge, EchoPipeline
 
 

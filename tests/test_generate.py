@@ -8,6 +8,7 @@ import pytest
 
 from ragmeter._exceptions import ConfigError
 from ragmeter.cases import load_cases
+from ragmeter.cases.lint import lint_cases
 from ragmeter.demo.corpus import DATA_DIR
 from ragmeter.generate import (
     Candidate,
@@ -19,8 +20,7 @@ from ragmeter.generate import (
     quotas,
     write_generated,
 )
-from ragmeter.generate_templates import Casing
-from ragmeter.lint import lint_cases
+from ragmeter.generate.templates import Casing
 from ragmeter.vary import ABSTENTIONS
 
 CORPUS = DATA_DIR / "corpus"

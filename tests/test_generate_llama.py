@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from ragmeter._exceptions import JudgeUnavailable
 from ragmeter.cli import app
 from ragmeter.generate import SKIP_NO_REPLY, load_documents
-from ragmeter.generate_llama import GENERATE_MAX_TOKENS, generate_server, generate_with_llama
+from ragmeter.generate.with_llama import GENERATE_MAX_TOKENS, generate_server, generate_with_llama
 from ragmeter.llama import LlamaServer, ModelFile, installed_models
 from ragmeter.llm import forget_output_modes
 from ragmeter.testing import FakeOpenAI

@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from ragmeter._exceptions import JudgeUnavailable
 from ragmeter.cases import load_cases
+from ragmeter.cases.lint import lint_cases
 from ragmeter.cli import app
 from ragmeter.generate import (
     SKIP_LANG,
@@ -16,7 +17,6 @@ from ragmeter.generate import (
     generate_llm,
     load_documents,
 )
-from ragmeter.lint import lint_cases
 from ragmeter.llm import ChatClient, LLMCache, forget_output_modes
 from ragmeter.testing import FakeOpenAI
 from ragmeter.testing.fake_openai import Fault

@@ -10,7 +10,7 @@ from ragmeter.generate import (
     load_documents,
     markdown_to_text,
 )
-from ragmeter.generate_templates import (
+from ragmeter.generate.templates import (
     SKIP_NO_TEMPLATE,
     SKIP_REFERS,
     Casing,

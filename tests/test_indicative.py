@@ -9,21 +9,21 @@ import pytest
 from typer.testing import CliRunner
 
 from factories import uniform_run
-from ragmeter.calibrate import calibration_notes
 from ragmeter.cli import app
+from ragmeter.compare.gate import gate_run
 from ragmeter.config import GateSettings
-from ragmeter.diagnosis import diagnose
-from ragmeter.gate import gate_run
-from ragmeter.indicative import indicative_metrics, near_chance
 from ragmeter.judges.local import LocalJudge
 from ragmeter.judges.local import reference as local_reference
-from ragmeter.report.calibration import calibration_dict, calibration_lines
 from ragmeter.report.html import render_html
 from ragmeter.report.inputs import ReportInputs
 from ragmeter.report.json_report import render_json
+from ragmeter.report.judge_agreement import calibration_dict, calibration_lines
 from ragmeter.report.markdown import render_markdown
 from ragmeter.report.terminal import render_text
 from ragmeter.results import CalibrationNote, save_run
+from ragmeter.results.diagnosis import diagnose
+from ragmeter.results.indicative import indicative_metrics, near_chance
+from ragmeter.run.calibrate import calibration_notes
 
 RELEVANCY = CalibrationNote(
     metric="answer_relevancy", measure="Spearman", value=-0.03, ci=(-0.15, 0.07), n=309
@@ -200,9 +200,9 @@ def test_ragmeter_calibrate_says_which_metric_will_be_indicative_only():
 
     from rich.console import Console
 
-    from ragmeter.agreement import Measure
-    from ragmeter.calibrate import Calibration, MetricCalibration
     from ragmeter.report.calibrate import render_calibration
+    from ragmeter.run.calibrate import Calibration, MetricCalibration
+    from ragmeter.stats.agreement import Measure
 
     def part(metric, value, ci):
         measure = Measure(name="Spearman", value=value, ci=ci, n=60)

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ragmeter._exceptions import CaseFileError
+from ragmeter.cases._records import MAX_NESTING
 from ragmeter.cli import app
-from ragmeter.records import MAX_NESTING
 
 runner = CliRunner()
 
@@ -183,8 +183,8 @@ def test_nan_and_infinity_are_refused_not_turned_into_null(
 
 def _saved_run(tmp_path: Path) -> Path:
     from factories import uniform_run
-    from ragmeter.health import assess_run
     from ragmeter.results import save_run
+    from ragmeter.results.health import assess_run
 
     run = uniform_run(20, {"faithfulness": 1.0}, categories=("normal", "typo"))
     run.health = assess_run(run.summary, ("faithfulness",))
@@ -259,8 +259,8 @@ def test_a_tampered_results_file_never_passes_the_gate(
 
 def test_texts_built_from_the_cases_are_rebuilt_not_trusted(tmp_path: Path) -> None:
     from factories import case, run
-    from ragmeter.health import assess_run
     from ragmeter.results import load_run, save_run
+    from ragmeter.results.health import assess_run
 
     cases = [
         case(f"c{i}", {"faithfulness": 0.9 if i < 5 else "judge error: timeout"}) for i in range(10)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 
 import ragmeter
-from ragmeter.explain import shortfall, strength_labels
 from ragmeter.judges.base import JudgeBase, JudgeTraits
 from ragmeter.judges.local import LocalJudge
 from ragmeter.report.words import spend_line
 from ragmeter.results import RunResult
+from ragmeter.results.explain import shortfall, strength_labels
 from ragmeter.vocabulary import ClaimVerdict, Evidence, JudgeFingerprint, MetricResult
 
 ACME = JudgeTraits(

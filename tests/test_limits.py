@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragmeter.limits import DEFAULT_MAX_TEXT_CHARS, ENV_VAR, max_text_chars, oversize_reason
+from ragmeter.run.limits import DEFAULT_MAX_TEXT_CHARS, ENV_VAR, max_text_chars, oversize_reason
 
 
 @pytest.fixture(autouse=True)

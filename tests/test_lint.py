@@ -6,8 +6,8 @@ import random
 from pathlib import Path
 
 from ragmeter.cases import Case, load_cases
+from ragmeter.cases.lint import LintReport, lint_cases
 from ragmeter.judges.base import Turn
-from ragmeter.lint import LintReport, lint_cases
 
 TOPICS = [
     "refund window for online orders",
@@ -168,7 +168,7 @@ def test_near_duplicates_in_english_and_chinese() -> None:
 
 def brute_force_groups(texts: list[str]) -> list[list[int]]:
     """Connected components of every pair with a 3-gram Jaccard of at least 0.85."""
-    from ragmeter.near_duplicates import grams
+    from ragmeter.text.near_duplicates import grams
 
     parent = list(range(len(texts)))
 
@@ -189,7 +189,7 @@ def brute_force_groups(texts: list[str]) -> list[list[int]]:
 
 
 def test_near_groups_match_brute_force_in_english_and_chinese() -> None:
-    from ragmeter.near_duplicates import near_groups
+    from ragmeter.text.near_duplicates import near_groups
 
     rng = random.Random(7)
     words = ["the", "a", "refund", "shipping", "order", "price", "退款", "订单", "多久", "how"]
@@ -224,7 +224,7 @@ def test_near_duplicates_are_still_found_among_many_distinct_questions() -> None
 
 
 def test_copies_of_one_question_are_one_group_and_a_bound_is_said() -> None:
-    from ragmeter.near_duplicates import MAX_LOOKED_AT
+    from ragmeter.text.near_duplicates import MAX_LOOKED_AT
 
     cases = [
         Case(

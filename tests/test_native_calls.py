@@ -31,7 +31,7 @@ def test_exit_waits_for_a_model_call_under_way_in_a_daemon_thread(tmp_path: Path
     proc = _python(
         """
         import pathlib, sys, threading, time
-        from ragmeter._native_calls import native_call
+        from ragmeter._util.native_calls import native_call
 
         started = threading.Event()
 
@@ -58,7 +58,7 @@ def test_a_model_call_a_daemon_thread_starts_after_exit_began_does_not_run(
     proc = _python(
         """
         import pathlib, threading
-        from ragmeter._native_calls import native_call, wait_for_native_calls
+        from ragmeter._util.native_calls import native_call, wait_for_native_calls
 
         assert wait_for_native_calls(timeout=1.0)  # what atexit calls: exit has begun
 
@@ -86,7 +86,7 @@ def test_a_second_ctrl_c_while_exit_waits_stops_at_once_with_status_130(tmp_path
     proc = _python(
         """
         import sys, threading, time
-        from ragmeter._native_calls import native_call
+        from ragmeter._util.native_calls import native_call
 
         started = threading.Event()
 

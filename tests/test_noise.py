@@ -1,7 +1,7 @@
 import pytest
 
 from factories import case, run
-from ragmeter.noise import case_noise, case_scores, in_noise_band, measure_noise
+from ragmeter.compare.noise import case_noise, case_scores, in_noise_band, measure_noise
 
 
 def test_run_without_repeats_has_no_noise_summary():

@@ -25,7 +25,7 @@ from ragmeter._exceptions import PipelineError
 from ragmeter.cases import Case
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
 from ragmeter.pipeline import CallablePipeline, HttpPipeline, PipelineTimeout, run_case
-from ragmeter.runner import evaluate
+from ragmeter.run._runner import evaluate
 
 CASE = Case(id="q1", question="What is the refund window?")
 RAGMETER = str(Path(sys.executable).parent / "ragmeter")

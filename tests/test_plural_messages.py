@@ -11,10 +11,10 @@ import pytest
 from factories import case, uniform_run
 from factories import run as make_run
 from ragmeter._exceptions import CaseFileError, ConfigError, ResultsError
-from ragmeter.calibrate import calibrate_run
 from ragmeter.cases import Case, load_cases
-from ragmeter.gate import _baseline_check, _floor_check
+from ragmeter.compare.gate import _baseline_check, _floor_check
 from ragmeter.results import save_run
+from ragmeter.run.calibrate import calibrate_run
 from ragmeter.vary import META_KEY, attach_outputs, load_outputs, vary_cases
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "ragmeter"
@@ -34,7 +34,7 @@ def test_no_string_in_the_package_writes_a_noun_as_noun_s():
                 continue
             if "(s)" in node.value and not any(ok in node.value for ok in NOT_COUNTED):
                 found.append(f"{path.relative_to(SRC)}:{node.lineno}: {node.value!r}")
-    assert not found, "use ragmeter.plural.counted:\n" + "\n".join(found)
+    assert not found, "use ragmeter._util.plural.counted:\n" + "\n".join(found)
 
 
 def _raised(kind: type[Exception], call) -> str:

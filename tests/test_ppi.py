@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragmeter.ppi import ppi_mean
+from ragmeter.stats.ppi import ppi_mean
 
 
 def population(rng, size):

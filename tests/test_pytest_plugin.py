@@ -148,8 +148,8 @@ def test_assertions_on_one_case_fail_as_the_gate_does():
     """A 1-case run: `assert_mean` and `assert_no_regression` fail like `ragmeter gate`,
     whatever the score, unless told to allow it."""
     from factories import case, run
+    from ragmeter.compare.gate import gate_run
     from ragmeter.config import GateSettings
-    from ragmeter.gate import gate_run
     from ragmeter.pytest_plugin import RagmeterRun
 
     one = run([case("a", {"faithfulness": 1.0, "answer_relevancy": 0.9})])

@@ -4,7 +4,6 @@ import re
 import pytest
 
 from ragmeter._exceptions import ResultsError
-from ragmeter.diagnosis import diagnose
 from ragmeter.judges.base import JudgeFingerprint, MetricResult
 from ragmeter.results import (
     SCHEMA_VERSION,
@@ -14,7 +13,8 @@ from ragmeter.results import (
     save_run,
     write_atomic,
 )
-from ragmeter.summary import summarize_run
+from ragmeter.results.diagnosis import diagnose
+from ragmeter.results.summary import summarize_run
 
 
 def _run(n_cases: int = 5) -> RunResult:
@@ -98,7 +98,7 @@ def test_missing_results_file_says_what_to_do(tmp_path):
 
 
 def test_corrupt_results_and_calibration_files_are_named(tmp_path):
-    from ragmeter.calibrate import load_calibration
+    from ragmeter.run.calibrate import load_calibration
 
     for name, load in (("results.json", load_run), ("calibration.json", load_calibration)):
         (tmp_path / name).write_text('{"schema_version": 1, "cases": [')
@@ -126,7 +126,7 @@ def test_a_file_from_before_reason_codes_loads_with_its_summary_rebuilt_bounded(
     """Files written before codes: no `reason_code`, reasons naming their case, one unscored
     reason per case in the summary, groups without a code. They load, and their breakdowns are
     rebuilt from the cases: bounded, by code."""
-    from ragmeter.summary import MAX_REASONS
+    from ragmeter.results.summary import MAX_REASONS
 
     cases = []
     for i in range(60):

@@ -9,7 +9,7 @@ from ragmeter.cases import Case
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
 from ragmeter.judges.rules import precheck
 from ragmeter.pipeline import CallablePipeline, PipelineOutput
-from ragmeter.runner import TRACEBACK_NOTE, evaluate, evaluate_async
+from ragmeter.run._runner import TRACEBACK_NOTE, evaluate, evaluate_async
 
 
 class EchoPipeline:

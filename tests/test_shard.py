@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from ragmeter.cli import app
 from ragmeter.demo import demo_cases_path
 from ragmeter.results import load_run
-from ragmeter.shard import parse_shard, select_shard
+from ragmeter.run.shard import parse_shard, select_shard
 
 runner = CliRunner()
 PIPELINE = "ragmeter.demo.pipeline:answer"

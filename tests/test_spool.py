@@ -12,8 +12,8 @@ from ragmeter.judges.base import JudgeFingerprint, MetricResult
 from ragmeter.judges.local import LocalJudge
 from ragmeter.pipeline import PrecomputedPipeline
 from ragmeter.results import PARTIAL_FILE, CaseResult, load_run
-from ragmeter.runner import evaluate
-from ragmeter.spool import CaseSpool
+from ragmeter.results.spool import CaseSpool
+from ragmeter.run._runner import evaluate
 
 
 def _case(i: int) -> CaseResult:

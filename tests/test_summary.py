@@ -3,11 +3,11 @@ from collections import Counter
 
 import pytest
 
-from ragmeter.diagnosis import diagnose
 from ragmeter.judges.base import MetricResult
 from ragmeter.results import CaseResult
+from ragmeter.results.diagnosis import diagnose
+from ragmeter.results.summary import failed_cases, summarize_run
 from ragmeter.stats import bootstrap_ci, histogram
-from ragmeter.summary import failed_cases, summarize_run
 from ragmeter.vocabulary import METRICS
 
 
@@ -125,7 +125,7 @@ REFUSAL = "refusal: answer has no claims"
 
 
 def test_summary_size_does_not_grow_with_the_number_of_distinct_failures():
-    from ragmeter.summary import MAX_CAUSES_PER_CODE, MAX_REASONS
+    from ragmeter.results.summary import MAX_CAUSES_PER_CODE, MAX_REASONS
 
     metrics = ("faithfulness", "answer_relevancy")
     small = summarize_run(_failing(200), metrics)
@@ -224,8 +224,8 @@ def test_reasons_without_a_code_get_one_from_their_wording():
 
 def _oracle_summarize_metric(cases, metric, threshold=None, *, with_ci=True, first_only=False):
     from ragmeter.results import MetricSummary
+    from ragmeter.results.summary import _bounded_reasons
     from ragmeter.stats import mean
-    from ragmeter.summary import _bounded_reasons
     from ragmeter.vocabulary.reasons import NOT_JUDGED, unscored_code, without_case_id
 
     scores: list[float] = []
@@ -255,7 +255,7 @@ def _oracle_summarize_metric(cases, metric, threshold=None, *, with_ci=True, fir
 
 def _oracle_summarize_run(cases, metrics=METRICS, thresholds=None):
     from ragmeter.results import RunSummary
-    from ragmeter.summary import DEFAULT_FAIL_THRESHOLDS
+    from ragmeter.results.summary import DEFAULT_FAIL_THRESHOLDS
 
     thresholds = {**DEFAULT_FAIL_THRESHOLDS, **(thresholds or {})}
     by_category: dict[str, list[CaseResult]] = {}
@@ -286,7 +286,7 @@ def _oracle_unscored(cases, metrics):
 
 def _oracle_group_unscored(cases, metrics=METRICS):
     from ragmeter.results import UnscoredGroup
-    from ragmeter.summary import EXAMPLE_IDS, MAX_CAUSES_PER_CODE, _other_causes
+    from ragmeter.results.summary import EXAMPLE_IDS, MAX_CAUSES_PER_CODE, _other_causes
     from ragmeter.vocabulary.reasons import BY_DESIGN_CODES, short_cause
 
     counts = Counter(key for _, _, key in _oracle_unscored(cases, metrics))
@@ -397,7 +397,7 @@ def _random_run(seed: int) -> tuple[list[CaseResult], tuple[str, ...], dict[str,
 
 @pytest.mark.parametrize("chunk", range(4))
 def test_one_pass_builder_equals_the_previous_summary_on_random_runs(chunk):
-    from ragmeter.summary import SummaryBuilder, group_unscored, summarize_metric
+    from ragmeter.results.summary import SummaryBuilder, group_unscored, summarize_metric
 
     for seed in range(chunk * 50, chunk * 50 + 50):
         cases, metrics, thresholds = _random_run(seed)
@@ -420,7 +420,7 @@ def test_one_pass_builder_equals_the_previous_summary_on_random_runs(chunk):
 def test_the_random_runs_reach_every_bound():
     # The property test above is only as good as its runs: check that they merge causes, cut
     # reasons, re-judge, and hold cases with two causes of one code.
-    from ragmeter.summary import MAX_REASONS
+    from ragmeter.results.summary import MAX_REASONS
     from ragmeter.vocabulary.reasons import unscored_code
 
     def two_causes_of_one_code(case):
@@ -452,7 +452,7 @@ def test_the_random_runs_reach_every_bound():
 
 
 def test_a_case_with_two_rare_causes_counts_once_in_their_shared_group():
-    from ragmeter.summary import MAX_CAUSES_PER_CODE, SummaryBuilder
+    from ragmeter.results.summary import MAX_CAUSES_PER_CODE, SummaryBuilder
 
     def failing(cid, *errors):
         metrics = dict(zip(("faithfulness", "answer_relevancy"), errors, strict=False))
@@ -475,7 +475,7 @@ def test_the_builder_keeps_no_case():
     import gc
     import weakref
 
-    from ragmeter.summary import SummaryBuilder
+    from ragmeter.results.summary import SummaryBuilder
 
     builder = SummaryBuilder(("faithfulness", "answer_relevancy"))
     refs = []
@@ -502,7 +502,7 @@ def test_the_builder_keeps_no_case():
 def test_a_case_scored_by_its_repeats_is_not_listed_unscored():
     # First judgement unscored, two repeats scored: it counts in the mean, so it is not
     # unscored anywhere; with one scored repeat it stays unscored (the first judgement).
-    from ragmeter.summary import group_unscored
+    from ragmeter.results.summary import group_unscored
 
     cases = [
         _case("a", faithfulness=0.9),

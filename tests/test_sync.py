@@ -1,4 +1,4 @@
-"""ragmeter._sync.run_sync: the one way synchronous code runs the async core."""
+"""ragmeter._util.sync.run_sync: the one way synchronous code runs the async core."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import threading
 import pytest
 
 import ragmeter
-from ragmeter._sync import run_sync
+from ragmeter._util.sync import run_sync
 from ragmeter.llm import ChatClient
 from ragmeter.llm.cache import LLMCache
 from ragmeter.testing import FakeOpenAI, Smart

@@ -12,7 +12,7 @@ from ragmeter.text import (
     stem,
     tokenize,
 )
-from ragmeter.text_numbers import extract_numbers, find_numbers, parse_zh_numeral
+from ragmeter.text.numbers import extract_numbers, find_numbers, parse_zh_numeral
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragmeter.text_numbers import find_numbers, relation
+from ragmeter.text.numbers import find_numbers, relation
 
 
 def read(text: str) -> list[tuple[str, str]]:

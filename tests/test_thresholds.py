@@ -6,8 +6,8 @@ from __future__ import annotations
 from ragmeter.api import run_and_save
 from ragmeter.cases import Case
 from ragmeter.config import Settings
-from ragmeter.diagnosis import DEFAULT_TARGETS
 from ragmeter.pipeline import CallablePipeline
+from ragmeter.results.diagnosis import DEFAULT_TARGETS
 
 
 def test_targets_default_to_the_gate_floors_where_no_target_is_set():

@@ -14,10 +14,10 @@ from factories import metric_result
 from factories import run as make_run
 from ragmeter._exceptions import CaseFileError, ConfigError, ResultsError
 from ragmeter.cases import Case, load_cases
+from ragmeter.cases.lint import lint_cases
 from ragmeter.judges.base import ChunkVerdict, Evidence, MetricResult, Turn
-from ragmeter.lint import lint_cases
 from ragmeter.results import CaseResult, save_run
-from ragmeter.typos import HOMOPHONES, make_typo
+from ragmeter.text.typos import HOMOPHONES, make_typo
 from ragmeter.vary import (
     ABSTENTIONS,
     EXPECTATIONS,
@@ -28,7 +28,7 @@ from ragmeter.vary import (
     vary_cases,
     write_cases,
 )
-from ragmeter.vary_check import check_run, load_check
+from ragmeter.vary.check import check_run, load_check
 
 DEMO_SET = Path(__file__).resolve().parents[1] / "src/ragmeter/demo/data/evalset.jsonl"
 

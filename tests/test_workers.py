@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ragmeter._workers import WorkerPool
+from ragmeter._util.workers import WorkerPool
 
 
 async def test_calls_run_in_at_most_size_daemon_threads_and_keep_their_results() -> None:

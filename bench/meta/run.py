@@ -30,10 +30,10 @@ sys.path.insert(0, str(HERE))
 
 from convert import CONVERTERS, DEFAULT_DATA, DEFAULT_OUT, convert_all, subsample  # noqa: E402
 
-from ragmeter.agreement import Measure, binary_measures, graded_measures  # noqa: E402
-from ragmeter.calibrate import calibrate_async  # noqa: E402
+from ragmeter.cases.labels import LabelledCase, label_kind  # noqa: E402
 from ragmeter.config import JudgeSettings  # noqa: E402
-from ragmeter.labels import LabelledCase, label_kind  # noqa: E402
+from ragmeter.run.calibrate import calibrate_async  # noqa: E402
+from ragmeter.stats.agreement import Measure, binary_measures, graded_measures  # noqa: E402
 from ragmeter.text import content_words  # noqa: E402
 
 RESULTS = HERE.parent / "results" / "meta.json"

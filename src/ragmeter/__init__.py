@@ -35,10 +35,10 @@ if TYPE_CHECKING:
     from ._version import __version__
     from .api import aevaluate, evaluate, evaluate_async, judge
     from .cases import Case, load_cases
+    from .cases.lint import LintReport, lint_cases
     from .compare import Comparison, compare_runs
-    from .gate import GateResult, gate_run
+    from .compare.gate import GateResult, gate_run
     from .judges.base import Judge, JudgeBase
-    from .lint import LintReport, lint_cases
     from .pipeline import (
         AnswersFilePipeline,
         CallablePipeline,
@@ -71,14 +71,14 @@ _LAZY: dict[str, str] = {
     "Comparison": ".compare",
     "ConfigError": "._exceptions",
     "Evidence": ".vocabulary",
-    "GateResult": ".gate",
+    "GateResult": ".compare.gate",
     "HttpPipeline": ".pipeline",
     "Judge": ".judges.base",
     "JudgeBase": ".judges.base",
     "JudgeError": "._exceptions",
     "JudgeUnavailable": "._exceptions",
     "JudgeFingerprint": ".vocabulary",
-    "LintReport": ".lint",
+    "LintReport": ".cases.lint",
     "METRICS": ".vocabulary",
     "MetricResult": ".vocabulary",
     "Pipeline": ".pipeline",
@@ -96,9 +96,9 @@ _LAZY: dict[str, str] = {
     "compare_runs": ".compare",
     "evaluate": ".api",
     "evaluate_async": ".api",
-    "gate_run": ".gate",
+    "gate_run": ".compare.gate",
     "judge": ".api",
-    "lint_cases": ".lint",
+    "lint_cases": ".cases.lint",
     "load_cases": ".cases",
     "load_run": ".results",
     "save_run": ".results",

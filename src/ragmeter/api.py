@@ -3,7 +3,7 @@ usual shape, :func:`judge`, which builds a judge by name, and the file-and-setti
 command line and the pytest plugin call (:func:`run_and_save`, :func:`estimate_run`,
 :func:`calibrate_labels`, :func:`run_demo`). Every one resolves its pipeline with
 :func:`resolve_pipeline` and builds its judge with :func:`build_judge`, then hands both to the
-runner (`ragmeter.runner`, internal), which attaches the judge's calibration notes for the
+runner (`ragmeter.run`, internal), which attaches the judge's calibration notes for the
 metrics that ran.
 
 `data` may be a list of dicts (ragmeter or RAGAS names), a pandas DataFrame, a Hugging Face
@@ -32,14 +32,13 @@ from ._exceptions import (
     RunInterrupted,
     describe_validation_error,
 )
-from ._sync import run_sync
-from .answers import few_ids
-from .calibrate import Calibration, calibrate_async
+from ._util.sync import run_sync
 from .cases import Case, case_lang, cases_from_rows, load_cases
+from .cases._records import _json_cell
+from .cases.answers import few_ids
 from .config import JudgeSettings, Settings, SettingsOverrides, apply_overrides, find_config
 from .config import load_settings as _load_settings
 from .frameworks import framework_of, python_pipeline
-from .health import DEFAULT_MIN_SCORED_SHARE
 from .judges.base import Judge, MinimalJudge, ensure_judge
 from .judges.registry import create_judge
 from .pipeline import (
@@ -55,7 +54,6 @@ from .pipeline import (
     load_target,
     run_case,
 )
-from .records import _json_cell
 from .results import (
     PARTIAL_FILE,
     RESULTS_FILE,
@@ -66,12 +64,14 @@ from .results import (
     prepare_out_dir,
     save_run,
 )
-from .runner import build_sample, evaluate_async
-from .spool import CaseSpool
+from .results.health import DEFAULT_MIN_SCORED_SHARE
+from .results.spool import CaseSpool
+from .run import build_sample, evaluate_async
+from .run.calibrate import Calibration, calibrate_async, calibration_notes
 from .vocabulary import METRICS, Lang, MetricName, Sample, needs_contexts
 
 if TYPE_CHECKING:
-    from .labels import LabelledCase
+    from .cases.labels import LabelledCase
 
 ProgressDisplay = Callable[[int, Judge], AbstractContextManager[Callable[[CaseResult], None]]]
 """Shows a run's progress: called with the number of cases and the judge, it yields the
@@ -352,6 +352,7 @@ async def aevaluate(
             on_case=on_case,
             repeats=repeats,
             min_scored_share=min_scored_share,
+            calibration=calibration_notes(the_judge.fingerprint()),
         )
     finally:
         if own_pipeline:
@@ -497,7 +498,7 @@ def run_and_save(
 ) -> RunResult:
     """Run, judge and write `out_dir/results.json` atomically; return the run (`shard`:
     the `I/N` the cases are, recorded for `ragmeter merge` with `cases_digest`, the whole
-    eval set's :func:`~ragmeter.eval_digest.eval_set_digest`; without it the digest is that
+    eval set's :func:`~ragmeter.cases.digest.eval_set_digest`; without it the digest is that
     of `cases`).
 
     `out_dir` (or its results.json) is checked before any work; an existing run there is
@@ -534,6 +535,7 @@ def run_and_save(
             repeats=repeats,
             min_scored_share=settings.min_scored_share,
             spool=spool,
+            calibration=calibration_notes(judge.fingerprint()),
         )
         return run_sync(coroutine, closing=(pipeline, judge))
 
@@ -641,7 +643,7 @@ def calibrate_labels(
     progress: ProgressDisplay | None = None,
 ) -> Calibration:
     """Judge the labelled `cases` with the judge the settings name and measure its agreement
-    with the labels (:func:`ragmeter.calibrate.calibrate_async`); the judge is closed after."""
+    with the labels (:func:`ragmeter.run.calibrate.calibrate_async`); the judge is closed after."""
     judge = build_judge(settings)
 
     def measured(on_case: Callable[[CaseResult], None] | None) -> Calibration:

@@ -140,7 +140,7 @@ class GateSettings(BaseModel):
     noise-aware: a mean fails only when it is significantly under its floor."""
     enforce_indicative: bool = False
     """Fail on the floor of a metric whose judge agrees with people near chance (indicative
-    only, :mod:`ragmeter.indicative`) as on any other; by default it only warns
+    only, :mod:`ragmeter.results.indicative`) as on any other; by default it only warns
     (`ragmeter gate --enforce-indicative`). Regressions against the baseline fail either way."""
 
     @field_validator("floors", mode="after")

@@ -32,10 +32,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import _deadline
 from ._exceptions import CaseFileError, ConfigError, PipelineError
-from .cases import Case
-from .records import read_records, record_fields, validate_record
+from ._util import deadline as _deadline
+from .cases import Case, read_records, record_fields, validate_record
 
 if TYPE_CHECKING:
     import httpx
@@ -440,7 +439,7 @@ def load_target(spec: str) -> Any:
 MAX_BODY_ENV_VAR = "RAGMETER_MAX_PIPELINE_BYTES"
 DEFAULT_MAX_BODY_BYTES = 32_000_000
 """Largest reply an HTTP pipeline may send for one case, in bytes (decompressed): room for
-a case at the text limit (`ragmeter.limits`, 2M characters), Chinese escaped as `\\uXXXX`
+a case at the text limit (`ragmeter.run.limits`, 2M characters), Chinese escaped as `\\uXXXX`
 included, while a runaway endpoint costs a bounded read, not gigabytes of memory."""
 
 _ERROR_BODY_BYTES = 65_536

@@ -23,7 +23,7 @@ indicative            indicative              with people near chance misses an 
 ====================  ======================  ===============================================
 
 A metric is *indicative only* when the run's judge agrees with people near chance on it
-(:mod:`ragmeter.indicative`): ``assert_mean`` and the gate's floors on it then warn
+(:mod:`ragmeter.results.indicative`): ``assert_mean`` and the gate's floors on it then warn
 (``RagmeterIndicativeWarning``) instead of failing, unless enforced; regressions against the
 baseline fail as usual.
 
@@ -120,7 +120,7 @@ class RagmeterOptions:
 
 
 def _worst_lines(run: RunResult, metric: MetricName, limit: int = 5) -> list[str]:
-    from .explain import explain, short
+    from .results.explain import explain, short
 
     scored = sorted(
         ((s, c) for c in run.cases if (s := c.outcome(metric).score) is not None),
@@ -165,7 +165,7 @@ class RagmeterRun:
 
     def _indicative(self, metric: str) -> str | None:
         """Why `metric` is indicative only in this run, None when it is not (or enforced)."""
-        from .indicative import indicative_metrics
+        from .results.indicative import indicative_metrics
 
         if self.enforce_indicative:
             return None
@@ -190,9 +190,9 @@ class RagmeterRun:
         `ragmeter gate` fails a floor, when fewer than 2 cases were scored (unless
         `allow_unchecked`).
         """
-        from .gate import MIN_CHECKED
-        from .health import metric_health
-        from .plural import counted
+        from ._util.plural import counted
+        from .compare.gate import MIN_CHECKED
+        from .results.health import metric_health
         from .vocabulary import METRICS
 
         if op not in _OPS:
@@ -288,7 +288,7 @@ class RagmeterRun:
         with_floors: bool,
     ) -> None:
         from .compare import compare_runs
-        from .gate import gate_run
+        from .compare.gate import gate_run
         from .results import load_run
 
         base = load_run(baseline) if isinstance(baseline, str | Path) else baseline

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from factories import case, run
 from ragmeter._exceptions import ConfigError
 from ragmeter.cli import app
-from ragmeter.results import ResultsError, load_run, save_run
+from ragmeter.results._model import ResultsError, load_run, save_run
 
 runner = CliRunner()
 

@@ -25,7 +25,7 @@ from ragmeter.llm import ChatClient, LLMCache, RetryPolicy, forget_output_modes
 from ragmeter.llm.errors import QuotaSpent
 from ragmeter.llm.logprobs import loads
 from ragmeter.pipeline import PrecomputedPipeline
-from ragmeter.runner import evaluate
+from ragmeter.run._runner import evaluate
 from ragmeter.testing import FakeOpenAI, Fault, Smart
 
 HI = [{"role": "user", "content": "Say hi."}]

@@ -144,7 +144,7 @@ def test_budget_reservations_wait_for_calls_in_flight_and_never_overshoot():
 
 
 def test_redact_hides_keys_key_like_tokens_and_url_passwords():
-    from ragmeter.redact import looks_like_a_key, redact
+    from ragmeter._util.redact import looks_like_a_key, redact
 
     text = "bad key sk-abcdefghijklmnop for https://bob:hunter2@api.example/v1, secret=MYKEY123"
     out = redact(text, ["MYKEY123"])

@@ -7,12 +7,12 @@ import json
 
 from factories import case, judge, run
 from ragmeter.api import evaluate
-from ragmeter.explain import explain
 from ragmeter.report.html import render_html
 from ragmeter.report.inputs import ReportInputs
 from ragmeter.report.json_report import render_json
 from ragmeter.report.markdown import render_markdown
 from ragmeter.report.terminal import render_text
+from ragmeter.results.explain import explain
 
 REASON = (
     "the passage covers 60% of its key words (similarity 0.58); key words 'original', 'card' "

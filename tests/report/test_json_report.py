@@ -3,9 +3,9 @@
 import json
 
 from factories import case, run
-from ragmeter.report.calibration import calibration_lines
 from ragmeter.report.inputs import ReportInputs
 from ragmeter.report.json_report import render_json
+from ragmeter.report.judge_agreement import calibration_lines
 from ragmeter.results import CalibrationNote
 
 SCORES = {"faithfulness": 0.9, "answer_relevancy": 0.9}

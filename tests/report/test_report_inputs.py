@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from factories import case, judge, run, uniform_run
 from ragmeter.cli import app
 from ragmeter.compare import Comparison, MetricDiff
-from ragmeter.noise import MetricNoise, NoiseSummary, measure_noise
+from ragmeter.compare.noise import MetricNoise, NoiseSummary, measure_noise
 from ragmeter.report.html import render_html
 from ragmeter.report.inputs import ReportInputs, report_inputs
 from ragmeter.report.json_report import render_json

@@ -22,7 +22,7 @@ from .._exceptions import (
     ResultsError,
     RunInterrupted,
 )
-from ..exit_codes import ExitCode
+from ..vocabulary.exit_codes import ExitCode
 from .options import legacy_spelling
 
 
@@ -98,7 +98,7 @@ EXIT_LOAD_ERROR = int(ExitCode.USAGE)
 def fail(message: str, code: int = EXIT_LOAD_ERROR) -> NoReturn:
     """Print one error line to stderr and exit; key-like tokens and URL passwords masked, line
     breaks (from a file or an endpoint) shown as escapes."""
-    from ..redact import redact
+    from .._util.redact import redact
     from ..report.safe import printable
 
     line = printable(redact(message)).replace("\n", "\\n")

@@ -25,7 +25,7 @@ from typing import Any, TypeVar, cast
 
 import typer
 
-from ..plural import counted
+from .._util.plural import counted
 
 EXIT_GRACE_SECONDS = 10.0
 """How long the process may take to exit after the command is done."""

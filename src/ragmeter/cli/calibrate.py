@@ -27,8 +27,8 @@ from .options import (
 )
 
 if TYPE_CHECKING:
-    from ..calibrate import Calibration
     from ..config import SettingsOverrides
+    from ..run.calibrate import Calibration
     from ..vocabulary import MetricName
 
 
@@ -81,8 +81,8 @@ def calibrate(
     every verdict carries P(supported), the other scoring of the same verdicts is measured too.
     """
     json_out = wants_json(output_format, legacy_json)
-    from .. import calibrate as cal
     from ..config import SettingsOverrides
+    from ..run import calibrate as cal
     from ..vocabulary import METRICS
 
     bad = [m for m in metric or [] if m not in METRICS]
@@ -91,7 +91,7 @@ def calibrate(
     metrics = tuple(m for m in metric if m in METRICS) if metric else None
     with user_errors():
         if run_dir is not None:
-            from ..labels import load_case_labels
+            from ..cases.labels import load_case_labels
             from ..results import load_run
 
             run = load_run(run_dir)
@@ -145,7 +145,7 @@ def _judge_labels(
     config: Path | None,
 ) -> Calibration:
     from .. import api
-    from ..labels import load_labelled_cases
+    from ..cases.labels import load_labelled_cases
     from .progress import run_progress
 
     settings = api.resolve_settings(config, overrides)

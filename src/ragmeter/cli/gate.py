@@ -74,8 +74,8 @@ def gate(
     not comparable (another judge or eval set).
     """
     as_json = wants_json(output_format, legacy_json)
+    from ..compare.gate import gate_run
     from ..config import load_settings
-    from ..gate import gate_run
     from ..report.gate import render_gate
     from ..results import load_run
 

@@ -102,7 +102,7 @@ def generate(
                 fail(f"{docs}: no document could be read (the files skipped are listed above)")
             fail(f"{docs}: no documents to read (.md, .markdown, .txt, .html, .htm, .pdf)")
         if llama:
-            from ..generate_llama import generate_server, generate_with_llama
+            from ..generate.with_llama import generate_server, generate_with_llama
 
             server = generate_server(model, model_path, threads)
             result = generate_with_llama(

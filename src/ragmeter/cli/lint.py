@@ -24,13 +24,13 @@ def lint(
     """
     as_json = wants_json(output_format, legacy_json)
     from ..cases import open_cases
-    from ..lint import lint_cases
+    from ..cases.lint import lint_cases
 
     with user_errors():
         cases = open_cases(file)  # .jsonl: read case by case, as `run` reads it
         report = lint_cases(cases, source=str(file))
     if as_json:
-        from ..safe_text import json_escaped
+        from .._util.safe_text import json_escaped
 
         text = json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2)
         typer.echo(json_escaped(text))

@@ -31,7 +31,7 @@ def merge(
     3 for an incomplete run, 2 when a shard is missing, repeated or from another run.
     """
     from ..results import load_run, prepare_out_dir, save_run
-    from ..shard import merge_shards
+    from ..run.shard import merge_shards
     from .output import finish_run, print_report
 
     with user_errors():

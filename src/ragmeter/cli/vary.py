@@ -114,12 +114,12 @@ def check(
     loaded or holds no variants.
     """
     as_json = wants_json(output_format, legacy_json)
-    from ..vary_check import load_check
+    from ..vary.check import load_check
 
     with user_errors():
         result = load_check(run, tolerance=tolerance)
     if as_json:
-        from ..safe_text import json_escaped
+        from .._util.safe_text import json_escaped
 
         text = json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2)
         typer.echo(json_escaped(text))

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from ..paths import cache_root
+from .._util.paths import cache_root
 
 if TYPE_CHECKING:
     import numpy as np

@@ -95,7 +95,7 @@ def resolve_model(
 
     Raises :class:`ConfigError` saying what to install or fix.
     """
-    from ..paths import cache_root
+    from .._util.paths import cache_root
 
     folder = (cache_dir or cache_root()) / "models"
     if model_path is not None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._exceptions import ConfigError
-from ..paths import cache_root
+from .._util.paths import cache_root
 from .jsonblock import decode_json
 
 SCHEMA = """

@@ -14,7 +14,7 @@ from typing import Any, TypeGuard
 from urllib.parse import urlparse
 
 from .._exceptions import ConfigError, JudgeUnavailable
-from ..redact import MASK, looks_like_a_key, redact, redact_url
+from .._util.redact import MASK, looks_like_a_key, redact, redact_url
 from . import logprobs
 from .batch import DEFAULT_POLL_SECONDS, BatchCollector, BatchRequest, BatchStore
 from .cache import LLMCache, cache_key, canonical_json
@@ -129,7 +129,7 @@ class ChatClient:
         """Build the HTTP client now (tens of milliseconds) rather than on the first call.
 
         The client belongs to the event loop that first uses it (for synchronous callers,
-        ragmeter's one loop: see `ragmeter._sync`) until :meth:`aclose`."""
+        ragmeter's one loop: see `ragmeter._util.sync`) until :meth:`aclose`."""
         if self._sdk is None:
             self._sdk = self._new_sdk()
 

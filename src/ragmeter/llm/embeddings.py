@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .._exceptions import JudgeUnavailable
-from .._native_calls import native_call
-from ..redact import redact, redact_url
+from .._util.native_calls import native_call
+from .._util.redact import redact, redact_url
 from .cache import LLMCache, cache_key
 from .client import new_sdk_client, resolve_api_key
 from .cost import Usage

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._exceptions import JudgeError, JudgeUnavailable
-from ..redact import redact
+from .._util.redact import redact
 from ..vocabulary.reasons import BUDGET_REASON
 
 

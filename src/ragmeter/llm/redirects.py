@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._exceptions import JudgeUnavailable
-from ..redact import redact
+from .._util.redact import redact
 
 
 async def refuse_cross_host_redirect(response: Any) -> None:

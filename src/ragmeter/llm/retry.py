@@ -19,8 +19,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
 from typing import TypeVar
 
-from .._deadline import within
 from .._exceptions import JudgeUnavailable
+from .._util.deadline import within
 from .errors import LLMCallError, OutOfPatience, QuotaSpent, ResponseFormatRejected
 
 T = TypeVar("T")

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.table import Table
 
-from ..indicative import indicative_why, near_chance
+from ..results.indicative import indicative_why, near_chance
 from .safe import printable
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..calibrate import Calibration
+    from ..run.calibrate import Calibration
 
 
 def render_calibration(

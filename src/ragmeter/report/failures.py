@@ -1,13 +1,13 @@
-"""Select failed cases, worst first, explained by :mod:`ragmeter.explain` (no rescoring)."""
+"""Select failed cases, worst first, explained by :mod:`ragmeter.results.explain` (no rescoring)."""
 
 from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
 
-from ..explain import StrengthLabels, explain, strength_labels
-from ..indicative import indicative_metrics
 from ..results import CaseResult, RunResult
+from ..results.explain import StrengthLabels, explain, strength_labels
+from ..results.indicative import indicative_metrics
 from ..vocabulary import METRICS, MetricName
 
 
@@ -24,7 +24,7 @@ class Failure:
     """The evidence, led by what pulled the score under the pass mark (`explain.shortfall`)."""
     indicative: bool = False
     """Whether the metric is indicative only in this run (its judge agrees with people near
-    chance: :mod:`ragmeter.indicative`)."""
+    chance: :mod:`ragmeter.results.indicative`)."""
 
     @property
     def mark(self) -> str:

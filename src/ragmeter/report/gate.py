@@ -3,7 +3,7 @@ naming its kind, the warnings, the outcome."""
 
 from __future__ import annotations
 
-from ..gate import GateResult
+from ..compare.gate import GateResult
 from .safe import printable
 
 _FAILURE_WORDS = {

@@ -23,16 +23,16 @@ from typing import Any
 from urllib.parse import quote
 
 from ..compare import Comparison
-from ..explain import short, shortfall, strength_labels
-from ..indicative import indicative_metrics
-from ..noise import NoiseSummary
+from ..compare.noise import NoiseSummary
 from ..results import CaseResult, MetricSummary, RunResult
+from ..results.explain import short, shortfall, strength_labels
+from ..results.indicative import indicative_metrics
 from ..vocabulary import METRICS, RETRIEVAL_METRICS
 from ..vocabulary.reasons import BY_DESIGN_CODES, unscored_code
-from .calibration import calibration_lines
 from .comparison import ci_label, diff_rows
 from .failures import worst_failures
 from .inputs import ReportInputs
+from .judge_agreement import calibration_lines
 from .safe import json_escaped, printable
 from .words import counted, readable_time, spend_line
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..compare import Comparison, compare_runs
-from ..noise import NoiseSummary, measure_noise
+from ..compare.noise import NoiseSummary, measure_noise
 from ..results import RunResult
 
 DEFAULT_MAX_FAILURES = 10

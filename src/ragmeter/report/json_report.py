@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .calibration import calibration_dict
 from .failures import worst_failures
 from .inputs import ReportInputs
+from .judge_agreement import calibration_dict
 from .safe import json_escaped
 from .words import spend_dict
 

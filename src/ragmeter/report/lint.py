@@ -11,7 +11,7 @@ from .safe import printable
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..lint import LintReport
+    from ..cases.lint import LintReport
 
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "dim"}
 

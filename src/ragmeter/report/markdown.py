@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 
 from ..compare import Comparison
-from ..noise import NoiseSummary
+from ..compare.noise import NoiseSummary
 from ..results import RunResult
 from ..vocabulary import METRICS, RETRIEVAL_METRICS
-from .calibration import calibration_lines
 from .comparison import ci_label, diff_rows
 from .failures import worst_failures
 from .inputs import ReportInputs
+from .judge_agreement import calibration_lines
 from .safe import printable
 from .words import counted, spend_line
 

@@ -19,13 +19,13 @@ from rich.table import Table
 from rich.text import Text
 
 from ..compare import Comparison
-from ..explain import short
 from ..results import MetricSummary, RunResult
+from ..results.explain import short
 from ..vocabulary import METRICS, RETRIEVAL_METRICS
-from .calibration import calibration_lines
 from .comparison import ci_label, diff_rows
 from .failures import worst_failures
 from .inputs import ReportInputs
+from .judge_agreement import calibration_lines
 from .safe import printable
 from .words import counted, spend_line
 

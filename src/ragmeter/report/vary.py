@@ -10,7 +10,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from ..vary_check import DIRECTION_LABELS, reasons
+from ..vary.check import DIRECTION_LABELS, reasons
 from .safe import printable
 from .words import counted
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..vary import Variation
-    from ..vary_check import PairOutcome, Status, VaryCheck
+    from ..vary.check import PairOutcome, Status, VaryCheck
 
 _SHOWN = 6
 _SHOWN_PAIRS = 3

@@ -1,4 +1,4 @@
-"""Wording every report shares: counted nouns (from :mod:`ragmeter.plural`, where core modules
+"""Wording every report shares: counted nouns (from :mod:`ragmeter._util.plural`, where core modules
 can use them too), readable times and what the judge spent."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from ..plural import counted
+from .._util.plural import counted
 from ..results import RunResult
 
 __all__ = ["counted", "readable_time", "spend_dict", "spend_line"]

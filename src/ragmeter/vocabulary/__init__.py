@@ -79,7 +79,7 @@ class CaseFields(BaseModel):
 
     :class:`~ragmeter.cases.Case` (the eval set), :class:`Sample` (what a judge sees),
     :class:`~ragmeter.results.CaseResult` (results.json) and
-    :class:`~ragmeter.labels.LabelledCase` (human labels) extend it with only what is theirs,
+    :class:`~ragmeter.cases.labels.LabelledCase` (human labels) extend it with only what is theirs,
     and build one another with :meth:`case_fields`: a field added here reaches every one.
     Models named by `id` list :class:`CaseId` after this base, so that `id` is their first
     field (as results.json and error messages show it).

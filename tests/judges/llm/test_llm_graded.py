@@ -12,7 +12,7 @@ from ragmeter.judges.llm.graded import soft_average_precision
 from ragmeter.judges.rules import average_precision
 from ragmeter.llm import forget_output_modes
 from ragmeter.llm.logprobs import TokenLogprob, field_probabilities
-from ragmeter.runner import evaluate
+from ragmeter.run._runner import evaluate
 from ragmeter.testing import FakeOpenAI, Smart
 
 SAMPLE = Sample(

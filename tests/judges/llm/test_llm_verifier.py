@@ -21,7 +21,7 @@ from ragmeter.judges.llm.verifier import (
 from ragmeter.llm import forget_output_modes
 from ragmeter.llm.cost import count_tokens
 from ragmeter.llm.logprobs import TokenLogprob
-from ragmeter.runner import evaluate
+from ragmeter.run._runner import evaluate
 from ragmeter.testing import FakeOpenAI, Smart
 from ragmeter.testing.responders import one_token_sections
 

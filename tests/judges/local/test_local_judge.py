@@ -117,7 +117,7 @@ def test_judging_in_threads_gives_the_results_of_judging_inline(minilm: object) 
     """The same cases judged on the event loop (workers=0) and in two threads, many cases at
     once, with fresh embedding stores: identical results, MiniLM vectors included."""
     from ragmeter.pipeline import PrecomputedPipeline
-    from ragmeter.runner import evaluate
+    from ragmeter.run._runner import evaluate
 
     cases = _cases_for_threads()
     embedder = minilm

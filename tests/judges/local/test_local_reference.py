@@ -7,17 +7,17 @@ from typing import Any
 import pytest
 
 from ragmeter.api import run_and_save
-from ragmeter.calibrate import calibrate, calibration_notes, store_calibration
 from ragmeter.cases import Case
+from ragmeter.cases.labels import LabelledCase
 from ragmeter.config import Settings
 from ragmeter.judges.local import LocalJudge, LocalSettings
 from ragmeter.judges.local.reference import load_reference, reference_headline
-from ragmeter.labels import LabelledCase
 from ragmeter.pipeline import PrecomputedPipeline
 from ragmeter.report.html import render_html
 from ragmeter.report.inputs import ReportInputs
 from ragmeter.report.markdown import render_markdown
 from ragmeter.report.terminal import render_text
+from ragmeter.run.calibrate import calibrate, calibration_notes, store_calibration
 
 CONTEXT = "The Eiffel Tower is 330 metres tall. It opened in 1889 in Paris."
 STALE = "the local judge changed since its reference was measured: rerun " + (

@@ -10,7 +10,7 @@ from ragmeter.judges.base import Sample
 from ragmeter.judges.local.settings import LocalSettings
 from ragmeter.judges.local.vectors import EmbeddingStore
 from ragmeter.judges.local.view import build_view
-from ragmeter.runner import build_sample
+from ragmeter.run import build_sample
 
 ZH_QUESTION = "退款需要多久处理？"
 ZH_TRUTH = "退款会在申请后14天内处理完毕。"

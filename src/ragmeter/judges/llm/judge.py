@@ -7,13 +7,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ..._exceptions import ConfigError, JudgeUnavailable
+from ..._util.model_family import same_family
 from ...llm.cache import LLMCache, default_cache_path
 from ...llm.client import ChatClient
 from ...llm.cost import CostTracker, Estimate, PriceTable, collecting_usage
 from ...llm.embeddings import EmbeddingClient, LocalSimilarity, Similarity
 from ...llm.retry import RetryPolicy, RetryStats
 from ...llm.structured import StructuredCaller
-from ...model_family import same_family
 from ..base import (
     METRICS,
     JudgeBase,

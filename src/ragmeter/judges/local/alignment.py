@@ -8,7 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ...text import Lang
-from ...text_numbers import NumberMention, relation
+from ...text.numbers import NumberMention, relation
 from ..base import ClaimLabel, Span
 from .antonyms import antonym_swap
 from .features import (

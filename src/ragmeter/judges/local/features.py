@@ -15,7 +15,7 @@ from ...text import (
     stem,
     tokenize,
 )
-from ...text_numbers import NumberMention, find_numbers
+from ...text.numbers import NumberMention, find_numbers
 
 _NUMERIC_RE = re.compile(r"^[\d.,/:%]+$")
 _PUNCT_RE = re.compile(r"[，。！？；：、,.!?;:()（）《》“”\"'\s]+")

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..._workers import WorkerPool
+from ..._util.workers import WorkerPool
 from ..base import (
     METRICS,
     JudgeBase,

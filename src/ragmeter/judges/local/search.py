@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...text import Lang
-from ...text_numbers import NumberMention
+from ...text.numbers import NumberMention
 from .features import numbers, statement_keys
 from .settings import LocalSettings
 from .vectors import Vectors

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...text import Lang, has_negation, split_sentences
-from ...text_numbers import find_numbers
+from ...text.numbers import find_numbers
 from .claims import Segment, is_clause, strip_reply
 
 _WH_EN = re.compile(
