@@ -14,14 +14,8 @@ from ragmeter.cases.labels import label_kind, load_case_labels, load_labelled_ca
 from ragmeter.cli import app
 from ragmeter.judges.base import ClaimVerdict, Evidence, JudgeFingerprint, MetricResult, Sample
 from ragmeter.judges.local import LocalJudge
-from ragmeter.run.calibrate import (
-    calibrate,
-    calibrate_run,
-    calibration_notes,
-    find_calibration,
-    load_calibration,
-    store_calibration,
-)
+from ragmeter.results.calibration import find_calibration, load_calibration, store_calibration
+from ragmeter.run.calibrate import calibrate, calibrate_run, calibration_notes
 from ragmeter.testing import FakeOpenAI, Smart
 
 CONTEXT = (

@@ -98,7 +98,7 @@ def test_missing_results_file_says_what_to_do(tmp_path):
 
 
 def test_corrupt_results_and_calibration_files_are_named(tmp_path):
-    from ragmeter.run.calibrate import load_calibration
+    from ragmeter.results.calibration import load_calibration
 
     for name, load in (("results.json", load_run), ("calibration.json", load_calibration)):
         (tmp_path / name).write_text('{"schema_version": 1, "cases": [')

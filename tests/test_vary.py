@@ -17,7 +17,6 @@ from ragmeter.cases import Case, load_cases
 from ragmeter.cases.lint import lint_cases
 from ragmeter.judges.base import ChunkVerdict, Evidence, MetricResult, Turn
 from ragmeter.results import CaseResult, save_run
-from ragmeter.text.typos import HOMOPHONES, make_typo
 from ragmeter.vary import (
     ABSTENTIONS,
     EXPECTATIONS,
@@ -29,6 +28,7 @@ from ragmeter.vary import (
     write_cases,
 )
 from ragmeter.vary.check import check_run, load_check
+from ragmeter.vary.typos import HOMOPHONES, make_typo
 
 DEMO_SET = Path(__file__).resolve().parents[1] / "src/ragmeter/demo/data/evalset.jsonl"
 

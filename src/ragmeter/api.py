@@ -35,7 +35,6 @@ from ._exceptions import (
 from ._util.sync import run_sync
 from .cases import Case, case_lang, cases_from_rows, load_cases
 from .cases._records import _json_cell
-from .cases.answers import few_ids
 from .config import JudgeSettings, Settings, SettingsOverrides, apply_overrides, find_config
 from .config import load_settings as _load_settings
 from .frameworks import framework_of, python_pipeline
@@ -54,6 +53,7 @@ from .pipeline import (
     load_target,
     run_case,
 )
+from .pipeline.answers import few_ids
 from .results import (
     PARTIAL_FILE,
     RESULTS_FILE,
@@ -64,10 +64,11 @@ from .results import (
     prepare_out_dir,
     save_run,
 )
+from .results.calibration import Calibration
 from .results.health import DEFAULT_MIN_SCORED_SHARE
 from .results.spool import CaseSpool
 from .run import build_sample, evaluate_async
-from .run.calibrate import Calibration, calibrate_async, calibration_notes
+from .run.calibrate import calibrate_async, calibration_notes
 from .vocabulary import METRICS, Lang, MetricName, Sample, needs_contexts
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from factories import case, run
-from ragmeter._exceptions import ConfigError
+from ragmeter._exceptions import ConfigError, ResultsError
 from ragmeter.cli import app
-from ragmeter.results._model import ResultsError, load_run, save_run
+from ragmeter.results import load_run, save_run
 
 runner = CliRunner()
 

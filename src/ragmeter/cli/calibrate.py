@@ -28,7 +28,7 @@ from .options import (
 
 if TYPE_CHECKING:
     from ..config import SettingsOverrides
-    from ..run.calibrate import Calibration
+    from ..results.calibration import Calibration
     from ..vocabulary import MetricName
 
 
@@ -82,6 +82,7 @@ def calibrate(
     """
     json_out = wants_json(output_format, legacy_json)
     from ..config import SettingsOverrides
+    from ..results.calibration import save_calibration, store_calibration
     from ..run import calibrate as cal
     from ..vocabulary import METRICS
 
@@ -124,8 +125,8 @@ def calibrate(
                 config=config,
             )
             out_dir = out or Path("ragmeter-out/calibration")
-        path = cal.save_calibration(result, out_dir)
-        stored = cal.store_calibration(result) if store else None
+        path = save_calibration(result, out_dir)
+        stored = store_calibration(result) if store else None
     if json_out:
         typer.echo(result.model_dump_json(indent=2))
         return

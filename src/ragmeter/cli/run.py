@@ -143,10 +143,10 @@ def run(
     """
     from .. import api
     from ..cases import Case, open_cases
-    from ..cases.answers import answers_as_eval_set, check_answers_match
     from ..cases.digest import eval_set_digest
     from ..config import SettingsOverrides
     from ..pipeline import AnswersFilePipeline, Pipeline
+    from ..pipeline.answers import answers_as_eval_set, check_answers_match
     from ..run.shard import parse_shard, select_shard
     from .output import finish_run, print_dry_run, print_report
     from .progress import run_progress

@@ -23,7 +23,7 @@ Cases are then made in two modes:
   grounded in it, is skipped and counted, never fatal.
 
 Both modes make the same categories: ``normal`` questions, ``typo`` questions (other sentences
-or questions, with one typo from :mod:`ragmeter.text.typos`), and ``out_of_scope`` questions from
+or questions, with one typo from :mod:`ragmeter.vary.typos`), and ``out_of_scope`` questions from
 the bank ``ragmeter vary`` uses (:data:`ragmeter.vary.OUT_OF_SCOPE_QUESTIONS`, minus any whose
 content words the documents mostly contain), with the abstention as the ground truth. The
 extractive mode also makes ``multi_turn`` cases (:func:`follow_up`): two questions of a
@@ -58,8 +58,8 @@ from ..cases import Case
 from ..demo.chunking import Chunk, chunk_document, text_width
 from ..demo.corpus import Document
 from ..text import content_words, detect_lang, normalize, sentence_spans
-from ..text.typos import make_typo
 from ..vary import ABSTENTIONS, OUT_OF_SCOPE_QUESTIONS
+from ..vary.typos import make_typo
 from ..vocabulary import Lang, Turn
 from .templates import Casing, Question, make_text_question, with_pronoun
 

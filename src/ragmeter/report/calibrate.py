@@ -17,7 +17,7 @@ from .safe import printable
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..run.calibrate import Calibration
+    from ..results.calibration import Calibration
 
 
 def render_calibration(

@@ -29,7 +29,7 @@ def calibration_lines(run: RunResult) -> list[str]:
     """One line per judged metric: the stored (or published) agreement of this judge with
     people, marked indicative only when it is near chance, or that the metric's judge is
     uncalibrated."""
-    from ..run.calibrate import note_line
+    from ..results.calibration import note_line
 
     if not run.run.calibration:
         return [UNCALIBRATED]

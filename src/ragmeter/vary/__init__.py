@@ -5,7 +5,7 @@ A variant changes one thing about its origin case, so how each metric should mov
 without a human label; a pipeline and judge that move otherwise have a weakness the plain
 scores do not show. The kinds, and the reasoning behind each expectation:
 
-- ``typo``: one typo in the question (:mod:`ragmeter.text.typos`; English or Chinese). The meaning
+- ``typo``: one typo in the question (:mod:`ragmeter.vary.typos`; English or Chinese). The meaning
   is unchanged, so a robust pipeline retrieves the same chunks and gives the same answer, and
   a robust judge scores it the same: every metric **same** (within the checker's tolerance).
 - ``distractor``: one chunk from another case of the set (never the case's own, preferably in
@@ -58,8 +58,8 @@ from .._exceptions import CaseFileError, ConfigError, ResultsError
 from .._util.plural import counted
 from ..cases import Case, case_lang
 from ..text import normalize
-from ..text.typos import make_typo
 from ..vocabulary import METRICS, Lang, MetricName
+from .typos import make_typo
 
 Kind = Literal["typo", "distractor", "shuffle", "out_of_scope"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
@@ -283,7 +283,7 @@ def vary_cases(
 
 
 def _refuse_variants(cases: Sequence[Case], kinds: Sequence[Kind], source: str) -> None:
-    from ..cases.answers import few_ids
+    from ..pipeline.answers import few_ids
 
     already = [case.id for case in cases if META_KEY in case.metadata]
     if already:
@@ -479,8 +479,8 @@ def load_outputs(path: str | Path) -> dict[str, tuple[list[str], str]]:
     """Contexts and answer per case id from a run (its directory or results.json) or an
     answers file (`id`, `contexts`, `answer`, as `ragmeter run --answers` reads). A case the
     run's pipeline failed on has none: a :class:`ResultsError` names it."""
-    from ..cases.answers import few_ids
     from ..pipeline import AnswersFilePipeline
+    from ..pipeline.answers import few_ids
     from ..results import RESULTS_FILE, load_run
 
     path = Path(path).expanduser()
@@ -505,7 +505,7 @@ def attach_outputs(
 ) -> list[Case]:
     """`cases` with the contexts and answer `outputs` holds for each, matched by id; an output
     for an unknown id, or a case without one, is a :class:`CaseFileError` on `source`."""
-    from ..cases.answers import few_ids
+    from ..pipeline.answers import few_ids
 
     ids = [case.id for case in cases]
     unknown = sorted(set(outputs) - set(ids))

@@ -17,7 +17,8 @@ from ragmeter.report.html import render_html
 from ragmeter.report.inputs import ReportInputs
 from ragmeter.report.markdown import render_markdown
 from ragmeter.report.terminal import render_text
-from ragmeter.run.calibrate import calibrate, calibration_notes, store_calibration
+from ragmeter.results.calibration import store_calibration
+from ragmeter.run.calibrate import calibrate, calibration_notes
 
 CONTEXT = "The Eiffel Tower is 330 metres tall. It opened in 1889 in Paris."
 STALE = "the local judge changed since its reference was measured: rerun " + (

@@ -20,8 +20,8 @@ import random
 import re
 from dataclasses import dataclass
 
+from ..text import is_stopword
 from ..vocabulary import Lang
-from . import is_stopword
 
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 

@@ -32,9 +32,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._exceptions import CaseFileError, ConfigError, PipelineError
-from ._util import deadline as _deadline
-from .cases import Case, read_records, record_fields, validate_record
+from .._exceptions import CaseFileError, ConfigError, PipelineError
+from .._util import deadline as _deadline
+from ..cases import Case, read_records, record_fields, validate_record
 
 if TYPE_CHECKING:
     import httpx

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .._exceptions import CaseFileError
-from ..pipeline import AnswersFilePipeline, PrecomputedPipeline
+from ..cases import Case, assigned_ids, load_cases
 from ..vocabulary import MetricName, needs_contexts
-from ._case import Case, assigned_ids, load_cases
+from . import AnswersFilePipeline, PrecomputedPipeline
 
 SHOWN_IDS = 5
 """Ids named in an error before the rest are only counted."""
