@@ -260,7 +260,8 @@ def describe_error(exc: BaseException) -> str:
 TRACEBACK_FRAMES = 5
 """Frames of a user's traceback kept with the case (the innermost ones)."""
 
-_OWN_CODE = os.path.dirname(__file__) + os.sep  # as the frames of ragmeter's code name it
+# The ragmeter package's directory (this module is in its pipeline/), as its frames name it.
+_OWN_CODE = os.path.dirname(os.path.dirname(__file__)) + os.sep
 
 
 def last_frames(exc: BaseException, frames: int = TRACEBACK_FRAMES) -> str:
