@@ -1,10 +1,10 @@
 """Run health: a metric counts as measured only when enough applicable cases were scored."""
 
 from factories import case, run
+from ragmeter._util.exit_codes import ExitCode
 from ragmeter.judges.rules import OUT_OF_SCOPE, REFUSAL
 from ragmeter.results.health import assess_run
 from ragmeter.results.summary import group_unscored
-from ragmeter.vocabulary.exit_codes import ExitCode
 
 BOOM = "pipeline error: pipeline rag raised RuntimeError: index offline"
 

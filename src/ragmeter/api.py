@@ -37,6 +37,7 @@ from .cases import Case, case_lang, cases_from_rows, load_cases
 from .cases._records import _json_cell
 from .config import JudgeSettings, Settings, SettingsOverrides, apply_overrides, find_config
 from .config import load_settings as _load_settings
+from .demo import DemoConfig, DemoPipeline, demo_cases_path
 from .frameworks import framework_of, python_pipeline
 from .judges.base import Judge, MinimalJudge, ensure_judge
 from .judges.registry import create_judge
@@ -601,7 +602,6 @@ def run_demo(
     """Evaluate the bundled demo pipeline (`variant`) on the bundled eval set, offline.
 
     A demo run already in `out_dir` is replaced; any other run there only with `overwrite`."""
-    from .demo import DemoConfig, DemoPipeline, demo_cases_path  # numpy and the demo corpus
 
     config = DemoConfig.for_variant(variant)
     if overrides:

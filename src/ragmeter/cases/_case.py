@@ -17,6 +17,8 @@ from ._records import (
     CASE_ALIASES,
     FORMATS,
     Record,
+    _check_values,
+    _plain,
     normalize_common_fields,
     read_records,
     record_fields,
@@ -267,7 +269,6 @@ def _case_from_row(
     """The case of row `index` of `source` and whether its id was assigned; CaseFileError
     located as `source[index]`."""
     # the checks read_records applies to file records (NaN, lone surrogates, depth, types)
-    from ._records import _check_values, _plain
 
     where = f"{source}[{index}]"
     if isinstance(row, Case):

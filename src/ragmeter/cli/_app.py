@@ -22,7 +22,7 @@ from .._exceptions import (
     ResultsError,
     RunInterrupted,
 )
-from ..vocabulary.exit_codes import ExitCode
+from .._util.exit_codes import ExitCode
 from .options import legacy_spelling
 
 

@@ -51,6 +51,7 @@ from .._util.plural import counted
 from ..config import GateSettings
 from ..results import MetricHealth, RunResult
 from ..results.health import DEFAULT_MIN_SCORED_SHARE, metric_health
+from ..results.indicative import indicative_metrics
 from ..stats import (
     bootstrap_p_below,
     bootstrap_upper,
@@ -349,8 +350,6 @@ def _failed_kind(check: GateCheck) -> str:
 def _soften_indicative_floors(checks: list[GateCheck], run: RunResult, enforce: bool) -> None:
     """Mark the floor checks of indicative-only metrics (`results.indicative`, read from
     the run's stored agreement with people); unless `enforce`, a failed one warns instead."""
-    from ..results.indicative import indicative_metrics
-
     indicative = indicative_metrics(run.run.calibration)
     for check in checks:
         if check.kind != "floor" or check.metric not in indicative:

@@ -11,6 +11,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ragmeter.text import sentence_spans
+
 from .corpus import Document
 
 if TYPE_CHECKING:
@@ -88,8 +90,6 @@ def chunk_document(doc: Document, chunk_size: int, chunk_overlap: int = 0) -> li
 
     def width_of(group: list[tuple[int, int]]) -> int:
         return text_width(body[group[0][0] : group[-1][1]]) if group else 0
-
-    from ragmeter.text import sentence_spans
 
     for start, end in sentence_spans(body, doc.lang):
         if text_width(body[start:end]) > chunk_size:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from ragmeter.text import normalize, split_sentences
+
 from .retrieval import CJK, Hit, terms
 
 if TYPE_CHECKING:
@@ -71,8 +73,6 @@ class Span:
 
     @classmethod
     def of(cls, text: str, lang: Lang) -> Span:
-        from ragmeter.text import normalize
-
         return cls(frozenset(terms(text, lang, bigrams=False)), normalize(text))
 
 
@@ -127,8 +127,6 @@ def clean_sentence(sentence: str) -> str:
 
 def candidate_sentences(hits: list[Hit], lang: Lang) -> list[tuple[int, str, str]]:
     """(chunk rank, sentence, chunk title) for the sentences of the best chunks, deduplicated."""
-    from ragmeter.text import split_sentences
-
     seen: set[str] = set()
     out: list[tuple[int, str, str]] = []
     for rank, hit in enumerate(hits[:_SENTENCE_POOL]):

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ragmeter.text import detect_lang
+
 from .chunking import Chunk, chunk_corpus
 from .corpus import load_corpus
 from .generator import Draft, generate
@@ -92,8 +94,6 @@ def question_lang(question: str) -> Lang:
     Chinese questions often name English products ("Nimbus Notes 支持 Linux 吗？"), which a
     letter-share detector would call English.
     """
-    from ragmeter.text import detect_lang
-
     return "zh" if len(CJK.findall(question)) >= 2 else detect_lang(question)
 
 

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ragmeter.text import EN_STOPWORDS, char_ngrams, content_words
+
 from .chunking import Chunk
 
 if TYPE_CHECKING:
@@ -26,8 +28,6 @@ def terms(text: str, lang: Lang, *, bigrams: bool = True) -> list[str]:
 
     Bigrams make Chinese matching robust to jieba segmenting a query and a chunk differently.
     """
-    from ragmeter.text import char_ngrams, content_words
-
     words = [w.lower() for w in content_words(text, lang=lang) if w.strip()]
     if lang != "zh" or not bigrams:
         return words
@@ -140,8 +140,6 @@ class Retriever:
         Short unknown words one edit away from a stopword or from an `ignorable` word ("wht",
         "hw") are dropped.
         """
-        from ragmeter.text import EN_STOPWORDS
-
         index = self._indexes.get(lang)
         if index is None:
             return words

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from ragmeter.text import stem, tokenize
+
 from .retrieval import CJK, Retriever
 
 # Words that say what kind of answer is wanted, not what it is about.
@@ -37,15 +39,11 @@ _ZH_QUESTION_PREFIXES = ("几", "多少", "哪")
 @lru_cache(maxsize=1)
 def question_words() -> frozenset[str]:
     """Question words, stemmed like index terms."""
-    from ragmeter.text import stem
-
     return frozenset(stem(w) for w in _QUESTION_WORDS.split())
 
 
 @lru_cache(maxsize=1)
 def _generic_en() -> frozenset[str]:
-    from ragmeter.text import stem
-
     return frozenset(stem(w) for w in _GENERIC_EN.split())
 
 
@@ -58,8 +56,6 @@ def topical(words: list[str]) -> list[str]:
 @lru_cache(maxsize=4096)
 def zh_surprisal(word: str) -> float | None:
     """-log of the word's frequency in jieba's general dictionary; None when jieba lacks it."""
-    from ragmeter.text import tokenize
-
     tokenize("预热", "zh")  # makes sure jieba's dictionary is loaded
     import jieba
 

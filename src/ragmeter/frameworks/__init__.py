@@ -42,11 +42,11 @@ def python_pipeline(
     callable's wrapper."""
     framework = framework_of(target)
     if framework == "langchain":
-        from .langchain import LangChainPipeline
+        from .langchain import LangChainPipeline  # imports langchain_core: an optional extra
 
         return LangChainPipeline(target, name=name, timeout=timeout)
     if framework == "llamaindex":
-        from .llamaindex import LlamaIndexPipeline
+        from .llamaindex import LlamaIndexPipeline  # imports llama_index: an optional extra
 
         return LlamaIndexPipeline(target, name=name, timeout=timeout)
     if isinstance(target, PipelineBase | MinimalPipeline):

@@ -54,9 +54,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from .._exceptions import ConfigError
+from .._util.sync import run_sync
 from ..cases import Case
 from ..demo.chunking import Chunk, chunk_document, text_width
 from ..demo.corpus import Document
+from ..llm import StructuredCaller
+from ..results import write_atomic
 from ..text import content_words, detect_lang, normalize, sentence_spans
 from ..vary import ABSTENTIONS, OUT_OF_SCOPE_QUESTIONS
 from ..vary.typos import make_typo
@@ -949,8 +952,6 @@ def write_generated(cases: Sequence[Case], path: str | Path) -> Path:
     """Write `cases` as JSONL (one case per line, keys in a fixed order), atomically."""
     import json
 
-    from ..results import write_atomic
-
     path = Path(path).expanduser()
     if path.suffix.lower() != ".jsonl":
         raise ConfigError(f"{path}: the eval set is written as JSONL; name it *.jsonl")
@@ -1066,8 +1067,6 @@ def generate_llm(
     `client` (a :class:`ragmeter.llm.ChatClient`), one structured call per chunk (module
     docstring). A chunk without a usable reply is skipped and counted under its reason; an
     endpoint that refuses the key or the model stops it (:class:`JudgeUnavailable`)."""
-    from .._util.sync import run_sync
-
     generating = _generate_llm(docs, client, n=n, seed=seed, chunk_size=chunk_size)
     return run_sync(generating, closing=(client,))
 
@@ -1075,8 +1074,6 @@ def generate_llm(
 async def _generate_llm(
     docs: Sequence[Document], client: Any, *, n: int, seed: int, chunk_size: int
 ) -> Generated:
-    from ..llm import StructuredCaller
-
     caller = StructuredCaller(client)
     chunks = chunk_documents(docs, chunk_size)
     langs = Counter(chunk.lang for _, chunk in chunks)

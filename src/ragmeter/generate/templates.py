@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..text import _jieba
 from ..vocabulary import Lang
 
 MAX_WORDS = 20
@@ -574,8 +575,6 @@ def _zh_subject(sentence: str) -> tuple[str, str, str] | None:
     """The subject, the predicate's first word and the rest of a Chinese sentence (a space
     kept where the sentence has one between them, as after a Latin name), or None when the
     subject does not visibly end at a predicate word (jieba's cut)."""
-    from ..text import _jieba
-
     tokens = _jieba().lcut(sentence)
     for i, token in enumerate(tokens[:10]):
         if token in "，,；：:":

@@ -15,7 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..demo.corpus import Document
+from ..judges.llm.llama import LLAMA_TIMEOUT
 from ..llama import LlamaServer, ServerOptions, resolve_model
+from ..llm import ChatClient, LLMCache, RetryPolicy
 from . import CHUNK_SIZE, Generated, generate_llm
 
 GENERATE_MAX_TOKENS = 400
@@ -46,9 +48,6 @@ def generate_with_llama(
 ) -> Generated:
     """Start `server`, generate as :func:`generate_llm` does through it, stop it (also when
     generation fails)."""
-    from ..judges.llm.llama import LLAMA_TIMEOUT
-    from ..llm import ChatClient, LLMCache, RetryPolicy
-
     base_url = server.start()
     try:
         client = ChatClient(

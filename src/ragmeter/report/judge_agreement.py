@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..results import CalibrationNote, RunResult
+from ..results.calibration import note_line
 from ..results.indicative import near_chance
 from ..vocabulary import METRICS, MetricName
 
@@ -29,8 +30,6 @@ def calibration_lines(run: RunResult) -> list[str]:
     """One line per judged metric: the stored (or published) agreement of this judge with
     people, marked indicative only when it is near chance, or that the metric's judge is
     uncalibrated."""
-    from ..results.calibration import note_line
-
     if not run.run.calibration:
         return [UNCALIBRATED]
     judged = _judged_notes(run)

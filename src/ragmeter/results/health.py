@@ -9,8 +9,8 @@ and gives the exit code the command line reports.
 
 from __future__ import annotations
 
+from .._util.exit_codes import ExitCode
 from ..vocabulary import METRICS, MetricName
-from ..vocabulary.exit_codes import ExitCode
 from ..vocabulary.reasons import BUDGET_REASON, BY_DESIGN
 from ._model import MetricHealth, RunHealth, RunSummary, UnscoredGroup
 

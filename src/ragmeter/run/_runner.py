@@ -7,8 +7,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .._exceptions import JudgeUnavailable
+from .._exceptions import ConfigError, JudgeUnavailable, PipelineError
+from .._util.model_family import same_family
 from .._util.redact import redact
+from .._util.sync import run_sync
 from .._version import __version__
 from ..cases import Case, case_lang
 from ..cases.digest import case_digest, combine
@@ -28,6 +30,7 @@ from ..pipeline import (
 from ..results import CalibrationNote, CaseResult, RunInfo, RunResult
 from ..results.diagnosis import diagnose
 from ..results.health import DEFAULT_MIN_SCORED_SHARE, assess_run
+from ..results.indicative import indicative_metrics
 from ..results.spool import CaseSpool
 from ..results.summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
 from ..vocabulary import (
@@ -70,8 +73,6 @@ class _Answered(NamedTuple):
 
 
 async def _run_pipeline(pipeline: Pipeline, case: Case) -> _Answered:
-    from .._exceptions import PipelineError
-
     started = time.perf_counter()
     try:
         output = await run_case(pipeline, case)  # under the pipeline's deadline
@@ -234,8 +235,6 @@ async def evaluate_async(
     try:
         max_text_chars()  # a bad RAGMETER_MAX_TEXT_CHARS stops here, not once per case
     except ValueError as exc:
-        from .._exceptions import ConfigError
-
         raise ConfigError(str(exc)) from None
     concurrency = max(1, concurrency)
     in_pipeline = asyncio.Semaphore(concurrency)
@@ -313,8 +312,6 @@ the answer, so a judge of its family is warned about."""
 
 def _same_family_warnings(judge_model: str, generators: set[str]) -> list[str]:
     """One warning per answering model of the judge's own family (`_util.model_family`)."""
-    from .._util.model_family import same_family
-
     return [
         f"The judge model ({judge_model}) is of the same family as the model that generated "
         f"the answers ({generator}, named by the pipeline's '{GENERATOR_KEY}'): models tend to "
@@ -346,8 +343,6 @@ def assemble_run(
     `min_scored_share`), computed the one way a run and a merge of its shards both use. The
     diagnosis reads the judge's agreement with people from `info.calibration`.
     A :class:`CaseSpool` is kept as the run's cases, not copied into memory."""
-    from ..results.indicative import indicative_metrics
-
     summary = summarize_run(cases, metrics, dict(thresholds))
     health = None
     if min_scored_share is not None:
@@ -373,6 +368,4 @@ def evaluate(
 ) -> RunResult:
     """:func:`evaluate_async` from synchronous code (see `ragmeter._util.sync.run_sync`); the
     pipeline and judge stay open, the caller's to close."""
-    from .._util.sync import run_sync
-
     return run_sync(evaluate_async(cases, pipeline, judge, **kwargs))

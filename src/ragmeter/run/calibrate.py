@@ -15,8 +15,11 @@ from typing import Any, Literal
 
 from .._exceptions import ConfigError
 from .._util.plural import counted
+from .._util.sync import run_sync
 from ..cases.labels import LabelKind, LabelledCase, label_kind, labelled_metrics
 from ..judges.base import Judge, MinimalJudge, ensure_judge
+from ..judges.local.reference import reference_headline
+from ..pipeline import PrecomputedPipeline
 from ..results import CalibrationNote, CaseResult, RunResult
 from ..results.calibration import (
     AlternativeScoring,
@@ -38,6 +41,7 @@ from ..stats.agreement import (
 )
 from ..stats.ppi import ppi_mean
 from ..vocabulary import METRICS, JudgeFingerprint, MetricName, MetricResult
+from ._runner import evaluate_async
 
 DEFAULT_THRESHOLD = 0.5
 
@@ -196,9 +200,6 @@ async def calibrate_async(
     on_case: Callable[[CaseResult], None] | None = None,
 ) -> Calibration:
     """Judge every labelled case on the metrics it has labels for and measure agreement."""
-    from ..pipeline import PrecomputedPipeline
-    from ._runner import evaluate_async
-
     judge = ensure_judge(judge)
     wanted = tuple(metrics) if metrics else labelled_metrics(cases)
     if not wanted:
@@ -233,8 +234,6 @@ def calibrate(
     cases: Sequence[LabelledCase], judge: Judge | MinimalJudge, **kwargs: Any
 ) -> Calibration:
     """:func:`calibrate_async` from synchronous code; closes the judge afterwards."""
-    from .._util.sync import run_sync
-
     the_judge = ensure_judge(judge)
     return run_sync(calibrate_async(cases, the_judge, **kwargs), closing=(the_judge,))
 
@@ -302,7 +301,6 @@ def calibration_notes(
     found = find_calibration(fingerprint, root)
     if found:
         return found.notes()
-    from ..judges.local.reference import reference_headline
 
     return [CalibrationNote.model_validate(note) for note in reference_headline(fingerprint)]
 

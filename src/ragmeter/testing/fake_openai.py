@@ -31,7 +31,7 @@ from typing import Any, Literal
 from ..llm.cost import count_tokens
 from .fake_batches import BatchDesk, BatchFault, parse_multipart
 from .latency import LatencyFn, load_summary
-from .responders import FakeRequest, Responder, Smart
+from .responders import FakeRequest, Responder, Smart, content_tokens
 
 FaultKind = Literal[
     "rate_limit",
@@ -162,8 +162,6 @@ class LoggedRequest:
 
 def hashing_embedding(text: str, dim: int = 256) -> list[float]:
     """A deterministic bag-of-words vector (words and Chinese bigrams hashed), unit length."""
-    from .responders import content_tokens
-
     vector = [0.0] * dim
     for token in content_tokens(text) or {text.strip().lower()}:
         digest = hashlib.md5(token.encode()).digest()

@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Literal
 
+from .._util.paths import cache_root
+
 Lang = Literal["en", "zh"]
 
 
@@ -137,8 +139,6 @@ def _jieba_cache_dir() -> Iterator[str]:
     (ragmeter's cache dir, see `paths.cache_root`), or where that cannot be written, a private
     temporary directory removed once the dictionary is loaded."""
     import tempfile
-
-    from .._util.paths import cache_root
 
     folder = cache_root() / "jieba"
     try:

@@ -57,6 +57,9 @@ from typing import Any, Literal, get_args
 from .._exceptions import CaseFileError, ConfigError, ResultsError
 from .._util.plural import counted
 from ..cases import Case, case_lang
+from ..pipeline import AnswersFilePipeline
+from ..pipeline.answers import few_ids
+from ..results import RESULTS_FILE, load_run, write_atomic
 from ..text import normalize
 from ..vocabulary import METRICS, Lang, MetricName
 from .typos import make_typo
@@ -283,8 +286,6 @@ def vary_cases(
 
 
 def _refuse_variants(cases: Sequence[Case], kinds: Sequence[Kind], source: str) -> None:
-    from ..pipeline.answers import few_ids
-
     already = [case.id for case in cases if META_KEY in case.metadata]
     if already:
         raise CaseFileError(
@@ -479,10 +480,6 @@ def load_outputs(path: str | Path) -> dict[str, tuple[list[str], str]]:
     """Contexts and answer per case id from a run (its directory or results.json) or an
     answers file (`id`, `contexts`, `answer`, as `ragmeter run --answers` reads). A case the
     run's pipeline failed on has none: a :class:`ResultsError` names it."""
-    from ..pipeline import AnswersFilePipeline
-    from ..pipeline.answers import few_ids
-    from ..results import RESULTS_FILE, load_run
-
     path = Path(path).expanduser()
     if path.is_dir() or path.name == RESULTS_FILE:
         run = load_run(path)
@@ -505,8 +502,6 @@ def attach_outputs(
 ) -> list[Case]:
     """`cases` with the contexts and answer `outputs` holds for each, matched by id; an output
     for an unknown id, or a case without one, is a :class:`CaseFileError` on `source`."""
-    from ..pipeline.answers import few_ids
-
     ids = [case.id for case in cases]
     unknown = sorted(set(outputs) - set(ids))
     missing = [case_id for case_id in ids if case_id not in outputs]
@@ -539,8 +534,6 @@ def case_record(case: Case) -> dict[str, Any]:
 def write_cases(cases: Sequence[Case], path: str | Path) -> Path:
     """Write `cases` as JSONL to `path` (which must end in .jsonl), atomically."""
     import json
-
-    from ..results import write_atomic
 
     path = Path(path).expanduser()
     if path.suffix.lower() != ".jsonl":

@@ -28,7 +28,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel
 
 from .._exceptions import ResultsError
-from ..results import CaseResult, RunResult
+from ..results import RESULTS_FILE, CaseResult, RunResult, load_run
 from ..vocabulary import METRICS, MetricName
 from ..vocabulary.precision import average_precision, soft_average_precision
 from . import DIRECTIONS, KINDS, META_KEY, Direction
@@ -314,8 +314,6 @@ def _rows(outcomes: Sequence[PairOutcome]) -> list[Row]:
 
 def load_check(path: str | Path, *, tolerance: float = DEFAULT_TOLERANCE) -> VaryCheck:
     """:func:`check_run` on the run at `path` (a directory or its results.json)."""
-    from ..results import RESULTS_FILE, load_run
-
     path = Path(path)
     run = load_run(path)
     shown = path / RESULTS_FILE if path.is_dir() else path
