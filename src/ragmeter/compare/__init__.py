@@ -1,4 +1,6 @@
-"""Compare two runs of the same eval set case by case.
+"""Compare two runs of the same eval set case by case (:func:`compare_runs`); the package
+also holds `gate` (`ragmeter gate`: every metric measured, floors, no regression) and `noise`
+(what a difference within the judge's own noise is).
 
 Only cases scored in both runs are paired (by case id). Differences are new − base, with a
 paired bootstrap interval and a paired sign-flip test, per metric and per category. Runs

@@ -1,4 +1,6 @@
-"""An eval set built from a folder of documents (`ragmeter generate`).
+"""An eval set built from a folder of documents (`ragmeter generate`); questions from
+templates (`generate.templates`), or written by an LLM, the bundled llama model included
+(`generate.with_llama`).
 
 Documents (``.md``/``.markdown``, ``.txt``, ``.html``/``.htm``, and ``.pdf`` when the optional
 ``pypdf`` is installed; found recursively) are chunked as the demo pipeline chunks its handbook

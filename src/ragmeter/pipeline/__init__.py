@@ -1,4 +1,5 @@
-"""Adapters that turn a user's RAG pipeline into (contexts, answer) for each case.
+"""Adapters that turn a user's RAG pipeline into (contexts, answer) for each case (an answers
+file's, with its questions or without, is read by `pipeline.answers`).
 
 A :class:`Pipeline` has a `name`, an `async run(case)`, a `timeout` and an `async aclose()`
 (:class:`PipelineBase` gives the last two; an object with only `name` and `run` is adapted by

@@ -1,6 +1,8 @@
 """Statistics over scores: bootstrap intervals for means.
 
 Intervals use the percentile bootstrap with a fixed seed so a report is reproducible.
+Submodules: `agreement` (a judge's agreement with human labels: AUROC, Spearman, ...) and
+`ppi` (prediction-powered estimates of a mean). Pure numbers: nothing here reads a run.
 """
 
 from __future__ import annotations

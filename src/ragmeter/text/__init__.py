@@ -1,7 +1,7 @@
 """Language-aware text utilities for English and Chinese: tokens, sentences, negation.
 
 Everything here is pure and cheap; jieba is imported on first Chinese use. Numbers and dates
-are read in `text_numbers`.
+are read in `text.numbers`, near-duplicate questions found in `text.near_duplicates`.
 """
 
 from __future__ import annotations

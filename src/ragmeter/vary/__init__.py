@@ -1,5 +1,6 @@
 """Metamorphic variants of an eval set (`ragmeter vary`), each with the direction every metric
-is expected to move relative to the case it was made from.
+is expected to move relative to the case it was made from; `vary.check` reads a run of them
+back, `vary.typos` makes the typo variants.
 
 A variant changes one thing about its origin case, so how each metric should move is known
 without a human label; a pipeline and judge that move otherwise have a weakness the plain
