@@ -129,9 +129,9 @@ def run_ragmeter(
     """
     import openai  # noqa: F401  (imported on the first call otherwise)
 
+    from ragmeter import evaluate_async
     from ragmeter.judges.llm import build_llm_judge
     from ragmeter.pipeline import PrecomputedPipeline
-    from ragmeter.run import evaluate_async
 
     tmp = None
     if cache_path is None:

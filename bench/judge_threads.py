@@ -34,11 +34,11 @@ from common import finish, peak_rss_mb, print_table
 def child(workers: int, concurrency: int) -> dict[str, Any]:
     from common import demo_outputs
 
+    from ragmeter import evaluate_async
     from ragmeter.judges.base import Sample
     from ragmeter.judges.local import LocalJudge
     from ragmeter.judges.local.vectors import load_embedder
     from ragmeter.pipeline import PrecomputedPipeline
-    from ragmeter.run import evaluate_async
 
     cases = demo_outputs(top_k=5)
     embedder = load_embedder()

@@ -282,7 +282,7 @@ def test_old_positional_form_still_works():
     cases = [Case(id="q1", question="a?", contexts=["a?"], answer="a?")]
     result = ragmeter.evaluate(cases, PrecomputedPipeline(), EchoJudge(), concurrency=2)
     assert result.cases[0].score("context_recall") == 1.0
-    assert ragmeter.evaluate_async.__module__ == "ragmeter.run._runner"
+    assert ragmeter.evaluate_async.__module__ == "ragmeter.api"
 
 
 def test_judge_builder():

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import ragmeter
-from ragmeter import Case
+from ragmeter import Case, evaluate_async
 from ragmeter.config import JudgeSettings, Settings
 from ragmeter.judges import registry
 from ragmeter.judges.base import (
@@ -38,7 +38,6 @@ from ragmeter.pipeline import (
     PrecomputedPipeline,
     ensure_pipeline,
 )
-from ragmeter.run import evaluate_async
 
 JUDGE_MEMBERS = ("name", "warning", "decision_thresholds", "fingerprint", "judge", "stats",
                  "estimate", "aclose")  # fmt: skip

@@ -1,6 +1,7 @@
-"""Every way into an evaluation (ragmeter.evaluate, `api.run_and_save` that the pytest plugin
-uses, `ragmeter run`) goes through `ragmeter.api` and records the same calibration notes: the
-judge's agreement with people for the metrics that ran, never for ones that did not."""
+"""Every way into an evaluation (ragmeter.evaluate, ragmeter.evaluate_async on Case objects,
+`api.run_and_save` that the pytest plugin uses, `ragmeter run`) goes through `ragmeter.api` and
+records the same calibration notes: the judge's agreement with people for the metrics that
+ran, never for ones that did not."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from typer.testing import CliRunner
 
 import ragmeter
 from ragmeter import api
+from ragmeter._util.sync import run_sync
 from ragmeter.cli import app
 from ragmeter.config import Settings
 from ragmeter.judges.local import reference as local_reference
+from ragmeter.pipeline import PrecomputedPipeline
 from ragmeter.results import load_run
 from ragmeter.vocabulary import METRICS
 
@@ -60,6 +63,11 @@ def test_every_door_keeps_the_notes_of_the_metrics_that_ran(
     from_python = ragmeter.evaluate(str(cases_file), metrics=list(metrics))
 
     cases = api.load_cases(cases_file)
+    judge = ragmeter.judge("local")
+    from_cases = run_sync(
+        ragmeter.evaluate_async(cases, PrecomputedPipeline(), judge, metrics=metrics),
+        closing=(judge,),
+    )
     from_files = api.run_and_save(
         cases,
         api.build_pipeline(cases),
@@ -74,5 +82,5 @@ def test_every_door_keeps_the_notes_of_the_metrics_that_ran(
     assert result.exit_code in (0, 3), result.output
     from_cli = load_run(out)
 
-    for run in (from_python, from_files, load_run(tmp_path / "files"), from_cli):
+    for run in (from_python, from_cases, from_files, load_run(tmp_path / "files"), from_cli):
         assert {note.metric for note in run.run.calibration} == expected

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import ragmeter
 from ragmeter._exceptions import JudgeUnavailable
 from ragmeter.api import run_and_save
 from ragmeter.cases import Case
@@ -13,7 +14,6 @@ from ragmeter.judges.local import LocalJudge
 from ragmeter.pipeline import PrecomputedPipeline
 from ragmeter.results import PARTIAL_FILE, CaseResult, load_run
 from ragmeter.results.spool import CaseSpool
-from ragmeter.run._runner import evaluate
 
 
 def _case(i: int) -> CaseResult:
@@ -105,7 +105,7 @@ CASES = [
 
 
 def test_a_spooled_run_equals_the_same_run_in_memory(tmp_path):
-    in_memory = evaluate(CASES, PrecomputedPipeline(), LocalJudge())
+    in_memory = ragmeter.evaluate(CASES, PrecomputedPipeline(), LocalJudge())  # the same door
     spooled = run_and_save(
         CASES, PrecomputedPipeline(), Settings(), out_dir=tmp_path, judge=LocalJudge()
     )

@@ -68,7 +68,8 @@ from .results import (
 from .results.calibration import Calibration
 from .results.health import DEFAULT_MIN_SCORED_SHARE
 from .results.spool import CaseSpool
-from .run import build_sample, evaluate_async
+from .run import build_sample
+from .run import evaluate_async as _judge_cases
 from .run.calibrate import calibrate_async, calibration_notes
 from .vocabulary import METRICS, Lang, MetricName, Sample, needs_contexts
 
@@ -341,7 +342,7 @@ async def aevaluate(
     if info is None:
         info = RunInfo(cases_file=_describe(data, cases), pipeline=source.name)
     try:
-        result = await evaluate_async(
+        result = await _judge_cases(
             cases,
             source,
             the_judge,
@@ -417,6 +418,22 @@ def evaluate(
         on_case=on_case,
     )
     return run_sync(coroutine)  # aevaluate closes the pipeline and judge it made
+
+
+async def evaluate_async(
+    cases: Sequence[Case],
+    pipeline: Pipeline | MinimalPipeline,
+    judge: Judge | MinimalJudge,
+    **options: Any,
+) -> RunResult:
+    """Evaluate :class:`Case` objects with a pipeline and judge you built (the older form of
+    :func:`aevaluate`): the same run, with the judge's calibration notes for the metrics that
+    ran; `options` are the runner's (`metrics` as a tuple, `concurrency`, `lang`, `thresholds`,
+    `targets`, `info`, `on_case`, `repeats`, `min_scored_share`). The pipeline and judge stay
+    open, the caller's to close."""
+    the_judge = ensure_judge(judge)
+    options.setdefault("calibration", calibration_notes(the_judge.fingerprint()))
+    return await _judge_cases(cases, pipeline, the_judge, **options)
 
 
 def resolve_settings(
@@ -523,7 +540,7 @@ def run_and_save(
     spool = CaseSpool(len(cases), directory=out_dir, journal=out_dir / PARTIAL_FILE)
 
     def judged(on_case: Callable[[CaseResult], None]) -> RunResult:
-        coroutine = evaluate_async(
+        coroutine = _judge_cases(
             cases,
             pipeline,
             judge,

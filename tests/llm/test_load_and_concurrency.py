@@ -8,11 +8,11 @@ import random
 
 import httpx
 
+from ragmeter import evaluate_async
 from ragmeter.cases import Case
 from ragmeter.judges.llm import LLMJudgeConfig, build_llm_judge
 from ragmeter.llm import AdaptiveLimiter, forget_output_modes
 from ragmeter.pipeline import PrecomputedPipeline
-from ragmeter.run import evaluate_async
 from ragmeter.testing import FakeOpenAI, FakeRequest, Smart, schema_valid
 from ragmeter.testing.latency import concurrency_timeline, lognormal, parse_latency, uniform
 
