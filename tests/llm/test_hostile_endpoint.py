@@ -3,6 +3,7 @@ usage. Every test talks HTTP to a real server on 127.0.0.1 (the fake, or a tiny 
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import time
@@ -108,40 +109,43 @@ async def test_an_oversized_reply_is_refused_unscored_with_the_reason_and_not_ca
     assert LLMCache(tmp_path / "c.db").count() == 0
 
 
+@functools.cache
+def _gzipped_reply(embeddings: bool, bomb: bool) -> bytes:
+    """A chat or embeddings reply compressed with gzip; a bomb is padded with 50 MB of spaces
+    that compress to some 50 KB. Compressed once per session, before any call is timed: under
+    load, compressing 50 MB took longer than the client's 2 s deadline."""
+    padding = " " * 50_000_000 if bomb else ""
+    if embeddings:
+        vector = {"object": "embedding", "index": 0, "embedding": [0.6, 0.8]}
+        usage = {"prompt_tokens": 2, "total_tokens": 2}
+        text = json.dumps({"object": "list", "data": [vector], "model": "e", "usage": usage})
+        return gzip.compress((text + padding).encode(), compresslevel=9)
+    reply = {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "hi" + padding},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
+    }
+    return gzip.compress(json.dumps(reply).encode(), compresslevel=9)
+
+
 class _Gzip(BaseHTTPRequestHandler):
     """A chat or embeddings reply compressed with gzip: under `/ok` a normal one, under `/bomb`
-    one padded with 50 MB of spaces that compress to some 50 KB."""
+    one that decompresses to over 50 MB."""
 
     protocol_version = "HTTP/1.1"
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
-        bomb = "/bomb/" in self.path
-        if self.path.endswith("/embeddings"):
-            vector = {"object": "embedding", "index": 0, "embedding": [0.6, 0.8]}
-            usage = {"prompt_tokens": 2, "total_tokens": 2}
-            body = {"object": "list", "data": [vector], "model": "e", "usage": usage}
-            self._send(json.dumps(body) + (" " * 50_000_000 if bomb else ""))
-            return
-        content = "hi" + (" " * 50_000_000 if bomb else "")
-        reply = {
-            "id": "x",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
-        }
-        self._send(json.dumps(reply))
-
-    def _send(self, text: str) -> None:
-        data = gzip.compress(text.encode(), compresslevel=9)
+        data = _gzipped_reply(self.path.endswith("/embeddings"), "/bomb/" in self.path)
         try:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -158,6 +162,9 @@ class _Gzip(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def gzip_url() -> Iterator[str]:
+    for embeddings in (False, True):
+        for bomb in (False, True):
+            _gzipped_reply(embeddings, bomb)
     with serving(_Gzip) as url:
         yield url
 
