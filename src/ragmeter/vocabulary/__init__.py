@@ -1,7 +1,9 @@
 """The words every layer shares: metric names, languages, verdict labels, reason codes, the
 fields every model of a case shares (:class:`CaseFields`, :class:`CaseId`), and the models of
 what a judge sees (:class:`Sample`) and returns (:class:`MetricResult` with its evidence;
-:class:`JudgeFingerprint`).
+:class:`JudgeFingerprint`, with the :class:`JudgeTraits` that say what its numbers mean).
+Submodules: `reasons` (why a result is unscored: the words and their codes) and `precision`
+(context precision's definition, which every judge scores with).
 
 Cases, results, config, lint and reports read these without depending on the judges package;
 ``ragmeter.judges.base`` re-exports them for judge authors.
