@@ -2,21 +2,18 @@
 usual shape, :func:`judge`, which builds a judge by name, and the file-and-settings entries the
 command line and the pytest plugin call (:func:`run_and_save`, :func:`estimate_run`,
 :func:`calibrate_labels`, :func:`run_demo`). Every one resolves its pipeline with
-:func:`resolve_pipeline` and builds its judge with :func:`build_judge`, then hands both to the
-runner (`ragmeter.run`, internal), which attaches the judge's calibration notes for the
-metrics that ran.
+:func:`resolve_pipeline`, builds its judge with :func:`build_judge` and looks up the judge's
+calibration notes, then hands all three to the runner (`ragmeter.run`, internal), which keeps
+the notes of the metrics that ran.
 
-`data` may be a list of dicts (ragmeter or RAGAS names), a pandas DataFrame, a Hugging Face
-`datasets.Dataset` or a RAGAS `EvaluationDataset` (anything with `to_list()`), a dict of
-columns, :class:`Case` objects, or the path of an eval file. Neither pandas nor `datasets` is
-imported unless the data is one.
+`data` may be in any usual shape (:func:`ragmeter.cases.cases_from`): a list of dicts, a pandas
+DataFrame, a `datasets.Dataset`, a dict of columns, :class:`Case` objects, or an eval file.
 """
 
 from __future__ import annotations
 
 import asyncio
 import difflib
-import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -26,15 +23,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from ._exceptions import (
-    CaseFileError,
     ConfigError,
     ResultsError,
     RunInterrupted,
     describe_validation_error,
 )
 from ._util.sync import run_sync
-from .cases import Case, case_lang, cases_from_rows, load_cases
-from .cases._records import _json_cell
+from .cases import Case, case_lang, cases_from, load_cases
 from .config import JudgeSettings, Settings, SettingsOverrides, apply_overrides, find_config
 from .config import load_settings as _load_settings
 from .demo import DemoConfig, DemoPipeline, demo_cases_path
@@ -79,11 +74,6 @@ if TYPE_CHECKING:
 ProgressDisplay = Callable[[int, Judge], AbstractContextManager[Callable[[CaseResult], None]]]
 """Shows a run's progress: called with the number of cases and the judge, it yields the
 callback each finished case is passed to (the CLI passes its progress bar)."""
-
-_LIST_COLUMNS = frozenset(
-    {"contexts", "retrieved_contexts", "reference_contexts", "history", "metadata"}
-)
-"""Columns that hold lists or objects: a DataFrame read from CSV has them as text."""
 
 
 def judge(
@@ -166,93 +156,6 @@ def _normal(name: str) -> str:
 
 def _choices() -> str:
     return f"choose from {', '.join(METRICS)}"
-
-
-def cases_from(data: Any) -> list[Case]:
-    """The cases `data` holds, validated as eval files are (errors name `data[i]` and the
-    field); see the module doc for the shapes accepted."""
-    if isinstance(data, str | os.PathLike):
-        return load_cases(Path(data))
-    if isinstance(data, Case):
-        raise ConfigError("data is one Case; pass a list of cases: [case]")
-    if _is_dataframe(data):
-        rows: list[Any] = [_from_pandas(row) for row in data.to_dict(orient="records")]
-        return cases_from_rows([_parse_text_lists(i, row) for i, row in enumerate(rows)])
-    for method in ("to_list", "to_dicts"):  # datasets.Dataset, EvaluationDataset; polars
-        to_list = getattr(data, method, None)
-        if callable(to_list):
-            rows = [_row(item) for item in to_list()]
-            return cases_from_rows([_from_pandas(row) for row in rows])
-    if isinstance(data, Mapping):
-        return cases_from_rows(_columns_to_rows(data))
-    if isinstance(data, Iterable) and not isinstance(data, bytes):
-        return cases_from_rows([_row(item) for item in data])
-    raise ConfigError(
-        f"data is a {type(data).__name__}; give a list of dicts, a pandas DataFrame, a "
-        "datasets.Dataset, a dict of columns or the path of an eval file"
-    )
-
-
-def _is_dataframe(data: Any) -> bool:
-    return all(hasattr(data, attr) for attr in ("to_dict", "columns", "iterrows"))
-
-
-def _row(item: Any) -> Any:
-    """A dict for a RAGAS sample or other pydantic model; dicts and Cases as they are."""
-    if isinstance(item, Case | Mapping):
-        return item
-    dump = getattr(item, "model_dump", None)
-    if callable(dump):  # ragas.SingleTurnSample
-        return dump(exclude_none=True)
-    return item  # cases_from_rows names what it is
-
-
-def _from_pandas(value: Any) -> Any:
-    """Plain Python for what pandas and numpy hand out: NaN, NA and NaT (missing cells) as
-    None, arrays as lists, numpy scalars as numbers."""
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if type(value).__name__ in ("NAType", "NaTType"):
-        return None
-    if isinstance(value, dict):
-        return {key: _from_pandas(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_from_pandas(item) for item in value]
-    tolist = getattr(value, "tolist", None)
-    if callable(tolist) and not isinstance(value, str | bytes):
-        return _from_pandas(tolist())
-    return value
-
-
-def _parse_text_lists(index: int, row: Any) -> Any:
-    """In a DataFrame row, list and object columns given as text (a DataFrame read from CSV:
-    JSON, or Python's `['a', 'b']`) parsed as ragmeter's CSV reader parses them."""
-    if not isinstance(row, dict):
-        return row
-    parsed = dict(row)
-    for name, value in row.items():
-        if name in _LIST_COLUMNS and isinstance(value, str) and value.strip()[:1] in ("[", "{"):
-            try:
-                parsed[name] = _json_cell(Path(f"data[{index}]"), value, 0, name)
-            except CaseFileError as exc:
-                raise CaseFileError(f"data[{index}]", exc.message, field=name) from None
-    return parsed
-
-
-def _columns_to_rows(columns: Mapping[Any, Any]) -> list[dict[str, Any]]:
-    """`{"question": [...], "answer": [...]}` (as `Dataset.from_dict` takes) as rows."""
-    lists = {str(k): v for k, v in columns.items() if isinstance(v, list | tuple)}
-    if not columns or len(lists) != len(columns):
-        raise ConfigError(
-            "data is a dict but not of columns (every value a list); for one case pass "
-            "[{'question': ..., ...}], for columns {'question': [...], 'answer': [...], ...}"
-        )
-    lengths = {name: len(values) for name, values in lists.items()}
-    if len(set(lengths.values())) > 1:
-        sizes = ", ".join(f"{name} {n}" for name, n in lengths.items())
-        raise ConfigError(f"data columns differ in length ({sizes}); give one value per case")
-    count = next(iter(lengths.values()))
-    return [{name: values[i] for name, values in lists.items()} for i in range(count)]
 
 
 def resolve_pipeline(

@@ -2,10 +2,11 @@
 rows into validated cases, and what else describes an eval set.
 
 Public here: :class:`Case`, :func:`load_cases`, :func:`open_cases` (a .jsonl file read case by
-case, :class:`CaseFile`), :func:`cases_from_rows`, :func:`case_lang` and the record readers.
-Submodules: `answers` (answers files, with or without the questions), `labels` (human labels
-for calibration), `lint` (`ragmeter lint`), `digest` (the digest a merge checks shards by).
-The `_case`, `_records` and `_file` modules are this package's own.
+case, :class:`CaseFile`), :func:`cases_from_rows`, :func:`cases_from` (data in any usual shape:
+rows, a DataFrame, a `datasets.Dataset`, columns), :func:`case_lang` and the record readers.
+Submodules: `labels` (human labels for calibration), `lint` (`ragmeter lint`), `digest` (the
+digest a merge checks shards by). The `_case`, `_records`, `_file` and `_shapes` modules are
+this package's own; answers files are read by :mod:`ragmeter.pipeline.answers`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ._case import (
     warn_kept_columns,
 )
 from ._file import CaseFile
+from ._shapes import cases_from
 
 
 def open_cases(path: str | Path) -> Sequence[Case]:
@@ -55,6 +57,7 @@ __all__ = [
     "Record",
     "assigned_ids",
     "case_lang",
+    "cases_from",
     "cases_from_rows",
     "load_cases",
     "open_cases",
