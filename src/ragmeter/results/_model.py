@@ -11,10 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from ..vocabulary import (
-    JudgeFingerprint,
-    MetricName,
-)
+from ..vocabulary import JudgeFingerprint, MetricName
 from ._case import CaseResult, as_pair
 from ._table import to_csv, to_pandas
 
