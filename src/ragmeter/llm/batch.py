@@ -34,7 +34,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .._exceptions import JudgeUnavailable
 from .errors import LLMCallError, OutOfPatience, QuotaSpent, ResponseFormatRejected
@@ -48,10 +48,9 @@ from .retry import (
     run_with_retries,
 )
 
-if TYPE_CHECKING:
-    from .client import ChatResponse
-
 T = TypeVar("T")
+Reply = TypeVar("Reply")
+"""What a reply is read into (the chat client's `ChatResponse`); the collector only passes it on."""
 
 ENDPOINT = "/v1/chat/completions"
 COMPLETION_WINDOW = "24h"
@@ -184,11 +183,11 @@ class BatchStore:
 
 
 @dataclass
-class _Slot:
+class _Slot(Generic[Reply]):
     """A request waiting for its reply, and the calls waiting on it."""
 
     request: BatchRequest
-    waiters: list[asyncio.Future[tuple[ChatResponse, bool]]] = field(default_factory=list)
+    waiters: list[asyncio.Future[tuple[Reply, bool]]] = field(default_factory=list)
 
 
 @dataclass
@@ -206,11 +205,11 @@ class BatchStats:
     """Requests that came back with an error, or not at all."""
 
 
-Accept = Callable[[BatchRequest, Any], "ChatResponse"]
+Accept = Callable[[BatchRequest, Any], Reply]
 """Reads a reply (the decoded chat completion) into a response and caches it."""
 
 
-class BatchCollector:
+class BatchCollector(Generic[Reply]):
     """Collects a judge's uncached calls into rounds of batch jobs (see the module doc).
 
     `sdk` returns the ``openai.AsyncOpenAI`` client to use; `accept` reads and caches a reply
@@ -222,7 +221,7 @@ class BatchCollector:
         self,
         *,
         sdk: Callable[[], Any],
-        accept: Accept,
+        accept: Accept[Reply],
         store: BatchStore,
         endpoint: str,
         where: str,
@@ -248,8 +247,8 @@ class BatchCollector:
         self._reset()
 
     def _reset(self) -> None:
-        self._pending: dict[str, _Slot] = {}
-        self._slots: dict[str, _Slot] = {}
+        self._pending: dict[str, _Slot[Reply]] = {}
+        self._slots: dict[str, _Slot[Reply]] = {}
         """Every key pending or in a batch being polled."""
         self._resumable: dict[str, str] = self.store.unfinished(self.endpoint)
         self._attached: set[str] = set()
@@ -259,14 +258,14 @@ class BatchCollector:
 
     # ---- calls -----------------------------------------------------------------------------
 
-    async def complete(self, request: BatchRequest) -> tuple[ChatResponse, bool]:
+    async def complete(self, request: BatchRequest) -> tuple[Reply, bool]:
         """The reply to `request` once its batch has ended, and whether this call is the
         first to get it (the others asked for the same key: a cache hit for them). Raises
         :class:`LLMCallError` (or a subclass) for a line with an error or no line, and
         :class:`JudgeUnavailable` when the batch API refused the key or is missing."""
         self._loop = check_one_loop(self._loop, f"the batch collector of {self.where}")
         loop = self._loop
-        waiter: asyncio.Future[tuple[ChatResponse, bool]] = loop.create_future()
+        waiter: asyncio.Future[tuple[Reply, bool]] = loop.create_future()
         slot = self._slots.get(request.key)
         if slot is None and request.key in self._resumable:
             self._attach(self._resumable[request.key])
@@ -291,7 +290,7 @@ class BatchCollector:
             return
         self._attached.add(batch_id)
         self.stats.resumed += 1
-        slots: dict[str, _Slot] = {}
+        slots: dict[str, _Slot[Reply]] = {}
         for request in self.store.requests(batch_id):
             self._resumable.pop(request.key, None)
             if request.key not in self._slots:
@@ -311,7 +310,7 @@ class BatchCollector:
 
     # ---- one batch -------------------------------------------------------------------------
 
-    async def _settle(self, slots: dict[str, _Slot], work: Awaitable[None]) -> None:
+    async def _settle(self, slots: dict[str, _Slot[Reply]], work: Awaitable[None]) -> None:
         """Run `work` (which resolves the slots' waiters); if it fails, so do they."""
         try:
             await work
@@ -326,7 +325,7 @@ class BatchCollector:
         except Exception as exc:  # a bug must fail these calls, not hang them
             self._fail(slots, LLMCallError(f"batch of {self.where}: {type(exc).__name__}: {exc}"))
 
-    def _fail(self, slots: dict[str, _Slot], exc: Exception) -> None:
+    def _fail(self, slots: dict[str, _Slot[Reply]], exc: Exception) -> None:
         for key, slot in slots.items():
             if self._slots.get(key) is slot:
                 del self._slots[key]
@@ -334,7 +333,7 @@ class BatchCollector:
                 if not waiter.done():
                     waiter.set_exception(exc)
 
-    async def _submit_and_collect(self, slots: dict[str, _Slot]) -> None:
+    async def _submit_and_collect(self, slots: dict[str, _Slot[Reply]]) -> None:
         requests = [slot.request for slot in slots.values()]
         data = "".join(r.line() + "\n" for r in requests).encode("utf-8")
         sdk = self._sdk()
@@ -366,7 +365,7 @@ class BatchCollector:
         await asyncio.sleep(self.poll_seconds)
         await self._poll_and_collect(batch.id, slots)
 
-    async def _poll_and_collect(self, batch_id: str, slots: dict[str, _Slot]) -> None:
+    async def _poll_and_collect(self, batch_id: str, slots: dict[str, _Slot[Reply]]) -> None:
         sdk = self._sdk()
         while True:
             try:
@@ -406,8 +405,8 @@ class BatchCollector:
                     first = False
 
     def _outcome(
-        self, batch_id: str, slot: _Slot, line: dict[str, Any] | None, why: str
-    ) -> ChatResponse | Exception:
+        self, batch_id: str, slot: _Slot[Reply], line: dict[str, Any] | None, why: str
+    ) -> Reply | Exception:
         """The reply of one request (read and cached), or why there is none."""
         request = slot.request
         what = f"judge batch {batch_id} at {self.where}"
@@ -475,9 +474,9 @@ class BatchCollector:
         self._reset()
 
 
-def _chunks(slots: dict[str, _Slot]) -> Iterator[dict[str, _Slot]]:
+def _chunks(slots: dict[str, _Slot[Any]]) -> Iterator[dict[str, _Slot[Any]]]:
     """`slots` in groups that fit one batch file."""
-    chunk: dict[str, _Slot] = {}
+    chunk: dict[str, _Slot[Any]] = {}
     size = 0
     for key, slot in slots.items():
         line = len(slot.request.line().encode("utf-8")) + 1

@@ -143,7 +143,7 @@ class ChatClient:
         return self._sdk
 
     @functools.cached_property
-    def batcher(self) -> BatchCollector:
+    def batcher(self) -> BatchCollector[ChatResponse]:
         """The collector of this client's batch calls (used when ``batch`` is on)."""
         return BatchCollector(
             sdk=self._client,
