@@ -152,6 +152,8 @@ _NEED_WORDS = {
     "duration": "a duration",
     "date": "a date or time",
     "number": "a number",
+    "person": "a person",
+    "place": "a place",
     "yes_no": "a yes or no",
 }
 
@@ -166,7 +168,9 @@ def _meaning(view: SampleView) -> tuple[float, list[str]]:
         f"{view.topicality.cosine:.2f}, {view.topicality.margin:+.3f} above questions in general)"
     ]
     need = question_need(view.sample.question, view.lang)
-    given = None if need is None else gives(view.sample.answer, need, view.lang)
+    given = (
+        None if need is None else gives(view.sample.answer, need, view.lang, view.sample.question)
+    )
     if need is None or given is None:
         return topic, notes
     said = "gives" if given else "does not give"
