@@ -80,13 +80,20 @@ def test_a_statement_to_a_yes_no_question_gets_no_verdict(lang: str, answer: str
         ("Who wrote Pride and Prejudice?", "Pride and Prejudice was published in 1813.", False),
         ("Where was the treaty signed?", "It was signed in Versailles.", True),
         ("Where was the treaty signed?", "The Treaty was signed in 1919.", False),
+        ("Where can I find my invoices?", "They are listed under Billing > Invoices.", True),
+        ("Where can I find my invoices?", "Open Billing and choose Invoices.", True),
+        ("Where is the export button?", "It is at the top right of every note.", True),
+        ("Where can I get the app?", "Download it from nimbusnotes.example/download.", True),
+        ("Where are exports saved?", "Exports are saved as PDF files.", False),
+        ("Who can see my private notes?", "Only you can see them.", True),
     ],
 )
 def test_a_name_answers_who_or_where_unless_the_question_already_holds_it(
     question: str, answer: str, given: bool
 ) -> None:
-    """A capitalised word the question lacks names a person; after a preposition, a place.
-    The question's own names ("Pride and Prejudice", "Treaty") answer nothing."""
+    """A capitalised word the question lacks names a person; after a preposition or a verb
+    of going there ("open Billing"), a place; so do a web address and a position on the
+    screen. The question's own names ("Pride and Prejudice", "Treaty") answer nothing."""
     need = question_need(question, "en")
     assert need is not None
     assert gives(answer, need, "en", question) is given

@@ -44,7 +44,8 @@ _EN_PLACE_NOUNS = (
     r"|campus|theat(?:re|er)|cent(?:re|er)|area|location|place|site|website|page|menu|tab|folder"
     r"|directory|sidebar|toolbar|panel|screen|settings|section|app|server|cloud|drive|disk"
     r"|account|dashboard|console|north|south|east|west|world|abroad|overseas|online|everywhere"
-    r"|anywhere|nowhere|locally|nearby|home|outdoors|indoors|underground)s?"
+    r"|anywhere|nowhere|locally|nearby|home|outdoors|indoors|underground|top|bottom|left"
+    r"|right|corner|side|edge|header|footer|bar)s?"
 )
 _EN_PEOPLE = (
     r"\b(?:people|person|persons|someone|somebody|anyone|anybody|everyone|everybody|nobody"
@@ -52,7 +53,8 @@ _EN_PEOPLE = (
     r"|managers?|employees?|customers?|clients?|developers?|engineers?|authors?|writers?"
     r"|singers?|actors?|actress(?:es)?|players?|artists?|founders?|inventors?|scientists?"
     r"|president|king|queen|government|company|companies|band|group|family|parents?"
-    r"|doctors?|teachers?|students?|children|men|women|man|woman)\b"
+    r"|doctors?|teachers?|students?|children|men|women|man|woman|you|yourself|yourselves|we"
+    r"|us|me)\b"
 )
 _ZH_PLACE_QUESTION = r"哪里|哪儿|在哪|什么地方|何处|何地|哪个(?:国家|城市|省|地方)|哪座城市|哪国"
 _ZH_PEOPLE = (
@@ -128,7 +130,7 @@ _ANSWER: dict[Lang, dict[Need, re.Pattern[str]]] = {
             r"\b(?:in|at|on|near|from|inside|outside|under|into|within|throughout|across|along"
             r"|off|via|beside|behind|between|to)\s+(?:the\s+|a\s+|an\s+|your\s+|their\s+|its\s+"
             rf"|his\s+|her\s+|our\s+)?(?:[\w'-]+\s+){{0,2}}?{_EN_PLACE_NOUNS}\b"
-            r"|\b(?:here|there)\s*[.!]?$",
+            r"|\b(?:here|there)\s*[.!]?$|https?://|\bwww\.|\b\w+\.\w+/\S",
             re.I,
         ),
         "yes_no": re.compile(
@@ -178,8 +180,9 @@ def gives(answer: str, need: Need, lang: Lang, question: str = "") -> bool | Non
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]*")
-_PREPOSITION = re.compile(
-    r"\b(?:in|at|on|near|from|inside|outside|into|within|throughout|across|along|off|to)"
+_BEFORE_A_PLACE = re.compile(
+    r"\b(?:in|at|on|near|from|inside|outside|into|within|throughout|across|along|off|to|under"
+    r"|via|below|above|beside|behind|open|opening|click|tap|select|choose|visit|navigate\s+to)"
     r"\s+(?:the\s+)?$",
     re.I,
 )
@@ -195,7 +198,7 @@ _NOT_NAMES = frozenset(
 def _names_something(answer: str, question: str, *, after_preposition: bool) -> bool:
     """Whether `answer` has a name the question lacks: a capitalised word that is not a
     function word nor a form of one of the question's words ("Austen wrote it."); for a
-    place, one after a preposition ("in Kansas")."""
+    place, one after a preposition or a verb of going there ("in Kansas", "open Billing")."""
     asked = {stem(w.lower()) for w in re.findall(r"[\w'’-]+", question)}
     for match in _CAPITALISED.finditer(answer):
         word = match.group().rstrip(".").lower()
@@ -203,7 +206,7 @@ def _names_something(answer: str, question: str, *, after_preposition: bool) -> 
             continue  # the question's own word, in any form ("Deleting" after "delete")
         before = answer[: match.start()]
         if after_preposition:
-            if _PREPOSITION.search(before):
+            if _BEFORE_A_PLACE.search(before):
                 return True
             continue
         if not is_stopword(word):
