@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragmeter.judges.local.needs import gives, question_need
+from ragmeter.judges.local.needs import gives, question_need, question_needs
 
 
 @pytest.mark.parametrize(
@@ -102,3 +102,19 @@ def test_a_name_answers_who_or_where_unless_the_question_already_holds_it(
 def test_a_chinese_who_question_answered_with_a_bare_name_gets_no_verdict() -> None:
     """张伟 or 米开朗基罗 is not told from other words: no verdict rather than a wrong one."""
     assert gives("米开朗基罗画的。", "person", "zh", "西斯廷教堂的天顶画是谁画的？") is None
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "needs"),
+    [
+        ("en", "Who founded Larkspur Labs, and when?", ["date", "person"]),
+        ("zh", "谁创办了Larkspur Labs，什么时候？", ["date", "person"]),
+        ("en", "When and where was the treaty signed?", ["date", "place"]),
+        ("en", "How many days do refunds take?", ["duration"]),
+        ("zh", "会议几点开始？", ["date"]),
+    ],
+)
+def test_a_question_can_ask_for_several_things(lang: str, question: str, needs: list[str]) -> None:
+    """A compound question asks for each of its kinds; a number that is part of a duration
+    or a time is not asked for on its own."""
+    assert question_needs(question, lang) == needs  # type: ignore[arg-type]

@@ -157,6 +157,35 @@ def test_an_answer_with_the_person_or_place_asked_for_is_relevant(
 
 
 @pytest.mark.parametrize(
+    ("lang", "question", "both", "half"),
+    [
+        (
+            "en",
+            "Who founded Larkspur Labs, and when?",
+            "Larkspur Labs was founded by Maya Okafor in 2016.",
+            "Larkspur Labs was founded by Maya Okafor.",
+        ),
+        (
+            "zh",
+            "谁创办了Larkspur Labs，什么时候？",
+            "Larkspur Labs 由创始人 Maya Okafor 于2016年创办。",
+            "Larkspur Labs 由创始人 Maya Okafor 创办。",
+        ),
+    ],
+)
+def test_a_compound_question_wants_each_thing_it_asks_for(
+    meaning: LocalJudge, lang: str, question: str, both: str, half: str
+) -> None:
+    """ "Who ..., and when?" answered with the person but no date gives half of what was asked."""
+    full = relevancy(meaning, Sample(case_id="c", lang=lang, question=question, answer=both))
+    part = relevancy(meaning, Sample(case_id="c", lang=lang, question=question, answer=half))
+    assert full.score is not None and part.score is not None
+    assert full.score >= 0.8 and part.score <= full.score - 0.2
+    assert any("a date or time; the answer does not give one" in n for n in part.evidence.notes)
+    assert any("a person; the answer gives one" in n for n in part.evidence.notes)
+
+
+@pytest.mark.parametrize(
     ("lang", "answer"),
     [
         ("en", "I'm sorry, the handbook does not cover this."),

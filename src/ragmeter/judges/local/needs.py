@@ -67,7 +67,7 @@ _QUESTION: dict[Lang, list[tuple[Need, re.Pattern[str]]]] = {
         (
             "date",
             re.compile(
-                r"^\W*when\b|[,;]\s*when\b|\b(?:what|which)\s+(?:year|date|day|month|time)\b"
+                r"^\W*when\b|[,;]\s*when\b|\band\s+when\b|\b(?:what|which)\s+(?:year|date|day|month|time)\b"
                 r"|\bwhat time\b|\bhow soon\b",
                 re.I,
             ),
@@ -76,11 +76,17 @@ _QUESTION: dict[Lang, list[tuple[Need, re.Pattern[str]]]] = {
             "number",
             re.compile(r"\bhow (?:many|much|often|far|old|big|tall|large|high|fast)\b", re.I),
         ),
-        ("person", re.compile(r"^\W*(?:who|whom)\b|[,;]\s*(?:who|whom)\b", re.I)),
+        (
+            "person",
+            re.compile(
+                r"^\W*(?:who|whom)\b|[,;]\s*(?:who|whom)\b|\band\s+(?:who|whom)\b",
+                re.I,
+            ),
+        ),
         (
             "place",
             re.compile(
-                r"^\W*where\b|[,;]\s*where\b|\b(?:what|which|in what|in which)\s+"
+                r"^\W*where\b|[,;]\s*where\b|\band\s+where\b|\b(?:what|which|in what|in which)\s+"
                 r"(?:country|city|state|province|town|place|region|continent|part of)\b",
                 re.I,
             ),
@@ -160,10 +166,20 @@ _ANSWER: dict[Lang, dict[Need, re.Pattern[str]]] = {
 
 def question_need(question: str, lang: Lang) -> Need | None:
     """The kind of thing `question` asks for, None when it is none of these (what, why, how)."""
-    for need, pattern in _QUESTION[lang]:
-        if pattern.search(question):
-            return need
-    return None
+    needs = question_needs(question, lang)
+    return needs[0] if needs else None
+
+
+def question_needs(question: str, lang: Lang) -> list[Need]:
+    """Every kind of thing `question` asks for ("Who founded it, and when?": a person and a
+    date). A number that is part of a duration or a date (how many days, 几点) is not asked
+    for again, nor a yes or no beside a question word."""
+    needs = [need for need, pattern in _QUESTION[lang] if pattern.search(question)]
+    if "number" in needs and ("duration" in needs or "date" in needs):
+        needs.remove("number")
+    if "yes_no" in needs and len(needs) > 1:
+        needs.remove("yes_no")
+    return needs
 
 
 def gives(answer: str, need: Need, lang: Lang, question: str = "") -> bool | None:
