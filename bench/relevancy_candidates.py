@@ -13,7 +13,12 @@ similarity signal differs:
 - `minilm`, `use`, `e5 cosine`: question/answer cosine (MiniLM English-only, USE multilingual,
   e5 query/passage);
 - `e5 margin`: the e5 cosine minus the answer's mean cosine with the background questions;
-- `judge`: the local judge as shipped (e5 margin and the question's need).
+- `e5 smooth`: designs measured and not adopted (2026-12-06): the margin through a logistic
+  that passes the judge's floor at 0.1 and its ceiling at 0.9 (no ties), with the need;
+- `e5 claims`: the mean of the answer's topicality and its statements' mean topicality (each
+  statement as an e5 passage, margin as the judge's), with the need;
+- `judge`: the local judge as shipped (e5 margin and the question's need: duration, date,
+  number, person, place, yes/no).
 
 Nothing is fitted: these sets measure. Writes bench/results/relevancy_candidates.json.
 """
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,8 +43,9 @@ from ragmeter.cases.labels import LabelledCase
 from ragmeter.embeddings import load_local_embedder, load_use_embedder
 from ragmeter.embeddings.e5 import load_e5_embedder
 from ragmeter.judges.local import LocalJudge
+from ragmeter.judges.local.needs import gives, question_need
 from ragmeter.judges.local.relevancy import key_coverage
-from ragmeter.judges.local.topicality import meter_for
+from ragmeter.judges.local.topicality import MARGIN_CEILING, MARGIN_FLOOR, meter_for
 from ragmeter.judges.local.view import build_view
 from ragmeter.judges.rules import precheck
 from ragmeter.run import build_sample
@@ -49,6 +56,28 @@ METRIC = "answer_relevancy"
 
 def _rescale(x: float, floor: float, ceiling: float) -> float:
     return min(1.0, max(0.0, (x - floor) / (ceiling - floor)))
+
+
+def _smooth(margin: float) -> float:
+    middle = (MARGIN_FLOOR + MARGIN_CEILING) / 2
+    slope = math.log(9) / ((MARGIN_CEILING - MARGIN_FLOOR) / 2)
+    return 1 / (1 + math.exp(-slope * (margin - middle)))
+
+
+def _with_need(topic: float, question: str, answer: str, lang: str) -> float:
+    """The judge's combination: the mean of topicality and whether the answer gives what
+    the question asks for, when the question is of a kind that says."""
+    need = question_need(question, lang)  # type: ignore[arg-type]
+    given = None if need is None else gives(answer, need, lang, question)  # type: ignore[arg-type]
+    return topic if given is None else (topic + float(given)) / 2
+
+
+def _claims_topic(meter: Any, question: str, claims: list[str], lang: str) -> float | None:
+    """Mean topicality of the answer's statements, each measured as the judge measures an
+    answer (None for fewer than two)."""
+    if len(claims) < 2:
+        return None
+    return sum(meter.measure(question, c, lang).score for c in claims) / len(claims)
 
 
 def score_set(name: str, limit: int) -> dict[str, Any]:
@@ -86,7 +115,7 @@ def score_set(name: str, limit: int) -> dict[str, Any]:
         question, answer = view.resolved_question, sample.answer
         out["key words"].append(rules(min(1.0, key_coverage(view).share / 0.75)))
         if early is not None:
-            for k in ("minilm", "use", "e5 cosine", "e5 margin"):
+            for k in ("minilm", "use", "e5 cosine", "e5 margin", "e5 smooth", "e5 claims"):
                 out[k].append(early.score or 0.0)
             continue
         mq, ma = minilm.embed([question, answer]) if minilm else (None, None)
@@ -96,6 +125,12 @@ def score_set(name: str, limit: int) -> dict[str, Any]:
         out["use"].append(rules(_rescale(float(uq @ ua), 0.2, 0.7)))
         out["e5 cosine"].append(rules(_rescale(topic.cosine, 0.75, 0.9)))
         out["e5 margin"].append(rules(topic.score))
+        lang = sample.lang
+        out["e5 smooth"].append(rules(_with_need(_smooth(topic.margin), question, answer, lang)))
+        claims = [s.text for s in view.segments if s.role == "claim"]
+        focus = _claims_topic(meter, question, claims, lang)
+        both = topic.score if focus is None else (topic.score + focus) / 2
+        out["e5 claims"].append(rules(_with_need(both, question, answer, lang)))
     result: dict[str, Any] = {"cases": len(human)}
     for key, scores in out.items():
         (spearman,) = [
@@ -105,7 +140,17 @@ def score_set(name: str, limit: int) -> dict[str, Any]:
     return result
 
 
-CANDIDATES = ("overlap", "key words", "minilm", "use", "e5 cosine", "e5 margin", "judge")
+CANDIDATES = (
+    "overlap",
+    "key words",
+    "minilm",
+    "use",
+    "e5 cosine",
+    "e5 margin",
+    "e5 smooth",
+    "e5 claims",
+    "judge",
+)
 
 
 def main() -> None:

@@ -108,6 +108,84 @@ def test_an_answer_that_does_not_say_what_was_asked_scores_lower(
 
 
 @pytest.mark.parametrize(
+    ("lang", "question", "answer", "need"),
+    [
+        (
+            "en",
+            "Who can delete a workspace?",
+            "Deleting a workspace removes all of its notes.",
+            "a person",
+        ),
+        (
+            "en",
+            "Where are exported notes saved?",
+            "Exported notes are saved as PDF files.",
+            "a place",
+        ),
+        ("zh", "导出的笔记保存在哪里？", "导出的笔记保存为PDF文件。", "a place"),
+    ],
+)
+def test_an_answer_without_the_person_or_place_asked_for_scores_lower(
+    meaning: LocalJudge, lang: str, question: str, answer: str, need: str
+) -> None:
+    """On the subject, but "who" gets no one and "where" no place."""
+    sample = Sample(case_id="need", lang=lang, question=question, answer=answer)
+    result = relevancy(meaning, sample)
+    assert result.score is not None and result.score <= 0.5
+    assert any(f"asks for {need}; the answer does not give one" in n for n in result.evidence.notes)
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "answer"),
+    [
+        ("en", "Who can delete a workspace?", "Only workspace owners can delete a workspace."),
+        (
+            "en",
+            "Where are exported notes saved?",
+            "Exported notes are saved in your Downloads folder.",
+        ),
+        ("zh", "导出的笔记保存在哪里？", "导出的笔记保存在下载文件夹中。"),
+    ],
+)
+def test_an_answer_with_the_person_or_place_asked_for_is_relevant(
+    meaning: LocalJudge, lang: str, question: str, answer: str
+) -> None:
+    sample = Sample(case_id="need", lang=lang, question=question, answer=answer)
+    result = relevancy(meaning, sample)
+    assert result.score is not None and result.score >= 0.8
+    assert any("the answer gives one" in n for n in result.evidence.notes)
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "both", "half"),
+    [
+        (
+            "en",
+            "Who founded Larkspur Labs, and when?",
+            "Larkspur Labs was founded by Maya Okafor in 2016.",
+            "Larkspur Labs was founded by Maya Okafor.",
+        ),
+        (
+            "zh",
+            "谁创办了Larkspur Labs，什么时候？",
+            "Larkspur Labs 由创始人 Maya Okafor 于2016年创办。",
+            "Larkspur Labs 由创始人 Maya Okafor 创办。",
+        ),
+    ],
+)
+def test_a_compound_question_wants_each_thing_it_asks_for(
+    meaning: LocalJudge, lang: str, question: str, both: str, half: str
+) -> None:
+    """ "Who ..., and when?" answered with the person but no date gives half of what was asked."""
+    full = relevancy(meaning, Sample(case_id="c", lang=lang, question=question, answer=both))
+    part = relevancy(meaning, Sample(case_id="c", lang=lang, question=question, answer=half))
+    assert full.score is not None and part.score is not None
+    assert full.score >= 0.8 and part.score <= full.score - 0.2
+    assert any("a date or time; the answer does not give one" in n for n in part.evidence.notes)
+    assert any("a person; the answer gives one" in n for n in part.evidence.notes)
+
+
+@pytest.mark.parametrize(
     ("lang", "answer"),
     [
         ("en", "I'm sorry, the handbook does not cover this."),

@@ -10,7 +10,7 @@ from ..rules import precheck, refusal_relevancy
 from .abstention import is_social_turn
 from .features import passage_keys, word_similarity
 from .followup import is_follow_up, previous_exchange, topic_keys
-from .needs import gives, question_need
+from .needs import gives, question_needs
 from .view import SampleView
 
 # Interrogative filler that an answer need not repeat ("how long" -> "14 days").
@@ -152,26 +152,33 @@ _NEED_WORDS = {
     "duration": "a duration",
     "date": "a date or time",
     "number": "a number",
+    "person": "a person",
+    "place": "a place",
     "yes_no": "a yes or no",
 }
 
 
 def _meaning(view: SampleView) -> tuple[float, list[str]]:
     """Topicality by e5 (see `topicality`), averaged in equal parts with whether the answer
-    gives what the question asks for when the question is of a kind that says (`needs`)."""
+    gives what the question asks for when the question is of a kind that says (`needs`; the
+    share of them given when it asks for several)."""
     assert view.topicality is not None
     topic = view.topicality.score
     notes = [
         f"the answer is about the question: {topic:.0%} (e5 similarity "
         f"{view.topicality.cosine:.2f}, {view.topicality.margin:+.3f} above questions in general)"
     ]
-    need = question_need(view.sample.question, view.lang)
-    given = None if need is None else gives(view.sample.answer, need, view.lang)
-    if need is None or given is None:
+    sample, lang = view.sample, view.lang
+    verdicts = []
+    for need in question_needs(sample.question, lang):
+        given = gives(sample.answer, need, lang, sample.question)
+        if given is not None:
+            said = "gives" if given else "does not give"
+            notes.append(f"the question asks for {_NEED_WORDS[need]}; the answer {said} one")
+            verdicts.append(float(given))
+    if not verdicts:
         return topic, notes
-    said = "gives" if given else "does not give"
-    notes.append(f"the question asks for {_NEED_WORDS[need]}; the answer {said} one")
-    return (topic + float(given)) / 2, notes
+    return (topic + sum(verdicts) / len(verdicts)) / 2, notes
 
 
 def _words(view: SampleView, share: float) -> tuple[float, list[str]]:
