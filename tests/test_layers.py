@@ -202,7 +202,7 @@ def test_results_cases_and_stats_never_import_a_judge(package: str) -> None:
         ("report/y.py", "from ..llm.cost import Estimate", "report/y.py:1 imports llm.cost"),
         (
             "cli/run.py",
-            "from ..run import evaluate_async",
+            "from ..run import judge_cases",
             "cli/run.py:1 imports run (only through ragmeter.api)",
         ),
         (

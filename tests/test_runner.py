@@ -9,7 +9,7 @@ from ragmeter.cases import Case
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
 from ragmeter.judges.rules import precheck
 from ragmeter.pipeline import CallablePipeline, PipelineOutput
-from ragmeter.run._runner import TRACEBACK_NOTE, evaluate, evaluate_async
+from ragmeter.run._runner import TRACEBACK_NOTE, evaluate, judge_cases
 
 
 class EchoPipeline:
@@ -337,7 +337,7 @@ def test_ctrl_c_still_stops_a_run_whose_caller_runs_the_loop_in_the_main_thread(
     assert [c.pipeline_error for c in run.cases] == ["pipeline rag raised KeyboardInterrupt"] * 2
     # A caller's loop in the main thread is where Ctrl-C lands: it stops the run.
     with pytest.raises(KeyboardInterrupt):
-        asyncio.run(evaluate_async(_cases("a", "b"), pipeline, CountingJudge()))
+        asyncio.run(judge_cases(_cases("a", "b"), pipeline, CountingJudge()))
 
 
 async def cancelling_rag(question: str, history: list[dict[str, str]]) -> dict[str, object]:

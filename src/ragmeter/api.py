@@ -63,8 +63,7 @@ from .results import (
 from .results.calibration import Calibration
 from .results.health import DEFAULT_MIN_SCORED_SHARE
 from .results.spool import CaseSpool
-from .run import build_sample
-from .run import evaluate_async as _judge_cases
+from .run import build_sample, judge_cases
 from .run.calibrate import calibrate_async, calibration_notes
 from .vocabulary import METRICS, Lang, MetricName, Sample, needs_contexts
 
@@ -245,7 +244,7 @@ async def aevaluate(
     if info is None:
         info = RunInfo(cases_file=_describe(data, cases), pipeline=source.name)
     try:
-        result = await _judge_cases(
+        result = await judge_cases(
             cases,
             source,
             the_judge,
@@ -336,7 +335,7 @@ async def evaluate_async(
     open, the caller's to close."""
     the_judge = ensure_judge(judge)
     options.setdefault("calibration", calibration_notes(the_judge.fingerprint()))
-    return await _judge_cases(cases, pipeline, the_judge, **options)
+    return await judge_cases(cases, pipeline, the_judge, **options)
 
 
 def resolve_settings(
@@ -443,7 +442,7 @@ def run_and_save(
     spool = CaseSpool(len(cases), directory=out_dir, journal=out_dir / PARTIAL_FILE)
 
     def judged(on_case: Callable[[CaseResult], None]) -> RunResult:
-        coroutine = _judge_cases(
+        coroutine = judge_cases(
             cases,
             pipeline,
             judge,

@@ -5,6 +5,6 @@ cases (`calibrate`). :mod:`ragmeter.api` is the door into this package; nothing 
 called by the command line or the pytest plugin directly.
 """
 
-from ._runner import assemble_run, build_sample, evaluate_async
+from ._runner import assemble_run, build_sample, judge_cases
 
-__all__ = ["assemble_run", "build_sample", "evaluate_async"]
+__all__ = ["assemble_run", "build_sample", "judge_cases"]

@@ -195,7 +195,7 @@ last call (faithfulness verifies claims after splitting them) holds little work,
 needs more cases than the pipeline to keep its own call limit busy."""
 
 
-async def evaluate_async(
+async def judge_cases(
     cases: Sequence[Case],
     pipeline: Pipeline | MinimalPipeline,
     judge: Judge | MinimalJudge,
@@ -366,6 +366,6 @@ def evaluate(
     judge: Judge | MinimalJudge,
     **kwargs: Any,
 ) -> RunResult:
-    """:func:`evaluate_async` from synchronous code (see `ragmeter._util.sync.run_sync`); the
+    """:func:`judge_cases` from synchronous code (see `ragmeter._util.sync.run_sync`); the
     pipeline and judge stay open, the caller's to close."""
-    return run_sync(evaluate_async(cases, pipeline, judge, **kwargs))
+    return run_sync(judge_cases(cases, pipeline, judge, **kwargs))

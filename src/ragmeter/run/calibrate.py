@@ -41,7 +41,7 @@ from ..stats.agreement import (
 )
 from ..stats.ppi import ppi_mean
 from ..vocabulary import METRICS, JudgeFingerprint, MetricName, MetricResult
-from ._runner import evaluate_async
+from ._runner import judge_cases
 
 DEFAULT_THRESHOLD = 0.5
 
@@ -204,7 +204,7 @@ async def calibrate_async(
     wanted = tuple(metrics) if metrics else labelled_metrics(cases)
     if not wanted:
         raise ConfigError("the labelled cases have no labels for the requested metrics")
-    run = await evaluate_async(
+    run = await judge_cases(
         [c.to_case() for c in cases],
         PrecomputedPipeline(),
         judge,
