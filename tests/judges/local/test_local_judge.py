@@ -26,7 +26,7 @@ def test_fingerprint_without_embeddings() -> None:
     fp = LocalJudge(embedder=None).fingerprint()
     assert fp.kind == "local"
     assert fp.model == "lexical"
-    assert fp.prompt_version == "local-7"
+    assert fp.prompt_version == "local-8"
     assert "faithfulness_weights" not in fp.params  # nothing fitted to human labels
     assert fp.params["support_threshold"] == 0.6
 

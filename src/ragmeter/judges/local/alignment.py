@@ -22,6 +22,7 @@ from .features import (
     sentences,
     statement_keys,
 )
+from .polarity import negation_bears_on, without_additive_not
 from .search import WindowTable
 from .settings import LocalSettings
 from .vectors import Vectors
@@ -379,8 +380,8 @@ def _polarity_conflict(
     statement: str, parts: tuple[str, ...], lang: Lang, settings: LocalSettings
 ) -> str | None:
     """A clause of the statement whose best-matching clause in any sentence of the window has
-    the opposite polarity (one is negated) or swaps one of its words for the opposite (`rose`
-    for `fell`)."""
+    the opposite polarity (one is negated, and the negation bears on a word the other states:
+    `polarity`) or swaps one of its words for the opposite (`rose` for `fell`)."""
     clauses = [c for part in parts for c in _CONTEXT_CLAUSE_RE.split(part) if c.strip()]
     for piece in _CLAUSE_RE.split(statement):
         keys = statement_keys(piece, lang)
@@ -392,8 +393,13 @@ def _polarity_conflict(
         # ... and the context clause must say the same thing, not just contain those words
         if coverage(statement_keys(clause, lang), passage_keys(piece, lang)) < 0.5:
             continue
-        claim_neg, context_neg = negated(piece, lang), negated(clause, lang)
-        if claim_neg != context_neg:
+        claim_neg = negated(without_additive_not(piece, lang), lang)
+        context_neg = negated(without_additive_not(clause, lang), lang)
+        if claim_neg != context_neg and (
+            negation_bears_on(piece, clause, lang)
+            if claim_neg
+            else negation_bears_on(clause, piece, lang)
+        ):
             if claim_neg:
                 return "it is negated where the context is affirmative"
             return "it is affirmative where the context is negated"

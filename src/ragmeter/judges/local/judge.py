@@ -18,11 +18,13 @@ from .topicality import TopicalityMeter, load_e5, meter_for
 from .vectors import EmbeddingStore, load_embedder
 from .view import SampleView, build_view
 
-PROMPT_VERSION = "local-7"
+PROMPT_VERSION = "local-8"
 # 2: antonym swaps contradict; 3: free-wording refusals, follow-ups; 4: a claim counts by its
 # support (no weights fitted to human labels); one of a unit of time needs no digit; 6: dates,
 # ordinals and spans of years; a short answer read with its question; 7: answer relevancy by
-# meaning (e5 topicality and the question's need), not key words
+# meaning (e5 topicality and the question's need), not key words; 8: a negation contradicts
+# only what it bears on; a claim's support keeps its order under the bar, rules that find
+# less than a contradiction cap it at a support fitted on shared/data/train
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 RELEVANCY_MODEL = "multilingual-e5-small-q4"
 
