@@ -79,6 +79,7 @@ def test_a_negative_said_in_other_words_is_no_contradiction(
 def test_what_a_negation_bears_on() -> None:
     assert negated_words("you don't have to pay a costly fee", "en") == ("pay", "costly")
     assert negated_words("whether you are a victim or not", "en") == ()
+    assert negated_words("you can no longer apply updates", "en") == ("apply", "updat")
     assert negated_words("not just the document's id", "en") == ()
     assert negated_words("星期天全天不开放", "zh") == ("开放",)
 

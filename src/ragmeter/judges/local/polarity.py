@@ -14,12 +14,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ...text import NEGATIONS_EN, NEGATIONS_ZH, Lang, is_stopword, stem, tokenize
-from .features import passage_keys
+from ...text import Lang, is_stopword, stem, tokenize
+from .features import negated, passage_keys
 
 _NOT_NEGATING_EN = re.compile(r"\bnot\s+(?:only|just|merely|simply)\b", re.IGNORECASE)
 """'not only X but Y' adds to X; it does not deny it."""
-_NOT_NEGATING_ZH = ("不仅", "不但", "不过", "无论", "非常", "别的", "别人", "未来", "无线", "不少")
+_NEGATION_PARTS_EN = frozenset({"longer", "yet", "ever", "even", "really", "actually"})
+"""Words that belong to the negation ("no longer", "not yet", "not really"), not to what it
+negates."""
 _IMPLICIT_EN = re.compile(
     r"\b(?:avoid\w*|prevent\w*|lack\w*|fail\w*|refrain\w*|instead|rather\s+than|unless|"
     r"except\w*|exclud\w*|non-\w+)\b",
@@ -68,21 +70,13 @@ def negated_words(text: str, lang: Lang) -> tuple[str, ...]:
     out: list[str] = []
     pending = 0
     for token in tokens:
-        if _is_negation(token, lang):
+        if negated(token, lang):
             pending = SCOPE_WORDS
             continue
-        if pending and not is_stopword(token):
+        if pending and not is_stopword(token) and token not in _NEGATION_PARTS_EN:
             out.append(stem(token) if lang == "en" else token)
             pending -= 1
     return tuple(out)
-
-
-def _is_negation(token: str, lang: Lang) -> bool:
-    if lang == "en":
-        return token in NEGATIONS_EN or token.endswith("n't")
-    if token in _NOT_NEGATING_ZH:
-        return False
-    return token.startswith(NEGATIONS_ZH)
 
 
 def negation_bears_on(negated: str, other: str, lang: Lang) -> bool:
