@@ -12,17 +12,13 @@ import sys
 import pytest
 
 import ragmeter
-from factories import RAGAS_ROWS
+from factories import RAGAS_INVENTED_FAITHFULNESS, RAGAS_ROWS
 from ragmeter import Case, CaseFileError, ConfigError
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
-from ragmeter.judges.local.settings import LocalSettings
 from ragmeter.pipeline import PrecomputedPipeline
 
 HAS_PANDAS = importlib.util.find_spec("pandas") is not None
-_LOCAL = LocalSettings()
-INVENTED = round(_LOCAL.unplaced_support * _LOCAL.unsupported_credit / _LOCAL.support_threshold, 6)
-"""The local judge's faithfulness of RAGAS_ROWS' second answer (its support, 0.72, is over
-the unplaced cap)."""
+INVENTED = RAGAS_INVENTED_FAITHFULNESS
 needs_pandas = pytest.mark.skipif(not HAS_PANDAS, reason="pandas is not installed")
 
 
