@@ -138,3 +138,49 @@ def test_a_number_found_nowhere_still_counts_nothing_in_chinese(lexical: LocalJu
     (claim,) = result.evidence.claims
     assert "appears nowhere" in claim.reason
     assert result.score == 0.0
+
+
+STEPS_CONTEXT = {
+    "en": "To create a table, open the console and choose New table. Name the table and save it.",
+    "zh": "创建表格时，打开控制台并选择新建表格。然后为表格命名并保存。",
+}
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        (
+            "en",
+            "To create a table, follow these steps: 1. Open the console and choose New table. "
+            "2. Name the table and save it.",
+        ),
+        (
+            "en",
+            "Step 1: Open the console and choose New table. Step 2: Name the table and save it.",
+        ),
+        ("zh", "创建表格的步骤如下：1. 打开控制台并选择新建表格。2. 为表格命名并保存。"),
+        ("zh", "第1步：打开控制台并选择新建表格。第2步：为表格命名并保存。"),
+        ("zh", "步骤1：打开控制台并选择新建表格。步骤2：为表格命名并保存。"),
+    ],
+    ids=["en-list", "en-steps", "zh-list", "zh-steps", "zh-步骤"],
+)
+def test_list_markers_and_step_labels_are_layout_not_claims(
+    lexical: LocalJudge, lang: Lang, answer: str
+) -> None:
+    result = faithfulness(lexical, lang, STEPS_CONTEXT[lang], answer)
+    claims = [c.claim for c in result.evidence.claims]
+    assert len(claims) == 2, claims  # the two steps, without "1." / "2." / "Step 1:"
+    assert all(c.verdict == "supported" for c in result.evidence.claims), result.evidence.claims
+    assert result.score == 1.0
+
+
+def test_a_bare_number_answer_is_still_a_claim(lexical: LocalJudge) -> None:
+    sample = Sample(
+        case_id="n",
+        question="How many days are refunds processed in?",
+        contexts=["Refunds are processed within 14 days of the request."],
+        answer="14.",
+        lang="en",
+    )
+    result = lexical.judge_sync(sample, ("faithfulness",))["faithfulness"]
+    assert [c.verdict for c in result.evidence.claims] == ["supported"]

@@ -24,7 +24,8 @@ PROMPT_VERSION = "local-8"
 # ordinals and spans of years; a short answer read with its question; 7: answer relevancy by
 # meaning (e5 topicality and the question's need), not key words; 8: a negation contradicts
 # only what it bears on; a claim's support keeps its order under the bar, rules that find
-# less than a contradiction cap it at a support fitted on shared/data/train
+# less than a contradiction cap it at a support fitted on shared/data/train; list markers and
+# step labels are layout, not claims or numbers
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 RELEVANCY_MODEL = "multilingual-e5-small-q4"
 
