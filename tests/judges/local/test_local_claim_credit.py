@@ -184,3 +184,33 @@ def test_a_bare_number_answer_is_still_a_claim(lexical: LocalJudge) -> None:
     )
     result = lexical.judge_sync(sample, ("faithfulness",))["faithfulness"]
     assert [c.verdict for c in result.evidence.claims] == ["supported"]
+
+
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        (
+            "The mask tradition spread from Africa to the Caribbean in the 18th century.",
+            "The mask tradition has African roots and spread to the Caribbean.",
+        ),
+        (
+            "Many rivers cross Europe from the Alps to the sea.",
+            "Many rivers cross the European continent from the Alps.",
+        ),
+    ],
+    ids=["African-Africa", "European-Europe"],
+)
+def test_a_name_made_from_a_place_is_mentioned_by_the_place(
+    lexical: LocalJudge, context: str, answer: str
+) -> None:
+    (claim,) = faithfulness(lexical, "en", context, answer).evidence.claims
+    assert "never mentioned" not in claim.reason
+    assert claim.verdict == "supported"
+
+
+def test_a_name_whose_root_is_not_mentioned_stays_unverified(lexical: LocalJudge) -> None:
+    # Australian is not Austria ("austral" is nowhere in the context)
+    context = "The mask tradition spread from Austria to the Caribbean."
+    answer = "The mask tradition has Australian roots and spread to the Caribbean."
+    (claim,) = faithfulness(lexical, "en", context, answer).evidence.claims
+    assert claim.reason == "'Australian' is never mentioned in the contexts"

@@ -212,7 +212,7 @@ def align(
         found.label = "not_verifiable"
         found.reason = f"the number {elsewhere[0]} is not in the passage that matches it"
         return found
-    missing = [n for n in names(statement) if not index.mentions(n.lower())]
+    missing = [n for n in names(statement) if not _named(n, index)]
     if missing:
         found.label = "not_verifiable"
         found.reason = f"'{missing[0]}' is never mentioned in the contexts"
@@ -231,6 +231,21 @@ def align(
         found.reason += f" (similarity {sim:.2f})"
     found.reason += _missing_note(statement, window, index)
     return found
+
+
+_DEMONYM_RE = re.compile(r"(?:ism|ians?|eans?|ans?|ese|ish)$")
+_ROOT_MIN = 5
+"""Letters a name's root must keep to be looked for ("Australian" -> austral, never "ital")."""
+
+
+def _named(name: str, index: ContextIndex) -> bool:
+    """Whether the contexts mention `name`, or the place or doctrine it is made from
+    ("African" by Africa, "European" by Europe, "Epicureanism" by Epicurean)."""
+    lower = name.lower()
+    if index.mentions(lower):
+        return True
+    root = _DEMONYM_RE.sub("", lower)
+    return root != lower and len(root) >= _ROOT_MIN and index.mentions(root)
 
 
 def _missing_note(statement: str, window: Window, index: ContextIndex) -> str:
