@@ -14,6 +14,7 @@ from ragmeter.judges.base import (
     MetricResult,
     PointVerdict,
 )
+from ragmeter.judges.local.settings import LocalSettings
 from ragmeter.results import CaseResult, RunInfo, RunResult
 from ragmeter.results.diagnosis import diagnose
 from ragmeter.results.summary import DEFAULT_FAIL_THRESHOLDS, summarize_run
@@ -128,3 +129,11 @@ RAGAS_ROWS = [
         "reference": "No: notes export as Markdown or HTML only.",
     },
 ]
+
+_LOCAL = LocalSettings()
+RAGAS_INVENTED_FAITHFULNESS = round(
+    _LOCAL.unplaced_support * _LOCAL.unsupported_credit / _LOCAL.support_threshold, 6
+)
+"""The local judge's faithfulness of RAGAS_ROWS' second answer: its words are there but 'PDF'
+is never mentioned, so its support (0.72) is capped at the unplaced support and scaled under
+the unsupported credit."""

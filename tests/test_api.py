@@ -12,12 +12,13 @@ import sys
 import pytest
 
 import ragmeter
-from factories import RAGAS_ROWS
+from factories import RAGAS_INVENTED_FAITHFULNESS, RAGAS_ROWS
 from ragmeter import Case, CaseFileError, ConfigError
 from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
 from ragmeter.pipeline import PrecomputedPipeline
 
 HAS_PANDAS = importlib.util.find_spec("pandas") is not None
+INVENTED = RAGAS_INVENTED_FAITHFULNESS
 needs_pandas = pytest.mark.skipif(not HAS_PANDAS, reason="pandas is not installed")
 
 
@@ -55,10 +56,12 @@ def test_evaluate_ragas_rows_with_the_local_judge(tmp_path):
     assert supported.ground_truth == RAGAS_ROWS[0]["reference"]
     assert supported.contexts == RAGAS_ROWS[0]["retrieved_contexts"]
     assert supported.score("faithfulness") == 1.0
-    # unsupported: it counts its partial support, at most 0.4 (below the faithful bar)
-    assert invented.score("faithfulness") == 0.4
+    # unverified ('PDF' is never mentioned) although its words are there: it counts its
+    # support, capped at the support such claims are supported with and scaled under 0.4
+    # (below the faithful bar)
+    assert invented.score("faithfulness") == INVENTED
     assert invented.metrics["faithfulness"].evidence.claims[0].verdict == "not_verifiable"
-    assert result.summary_dict()["faithfulness"]["mean"] == 0.7
+    assert result.summary_dict()["faithfulness"]["mean"] == pytest.approx((1 + INVENTED) / 2)
     assert result.run.pipeline == "precomputed"
     assert result.run.cases_file == "(in memory: list, 2 cases)"
 
@@ -79,7 +82,7 @@ def test_evaluate_ragas_rows_with_the_local_judge(tmp_path):
         "metadata",
     ]
     assert names[10:] == [n for m in METRICS for n in (m, f"{m}_unscored_reason")]
-    assert [row["faithfulness"] for row in table] == ["1.0", "0.4"]
+    assert [row["faithfulness"] for row in table] == ["1.0", str(INVENTED)]
     assert json.loads(table[0]["contexts"]) == RAGAS_ROWS[0]["retrieved_contexts"]
     assert table[1]["faithfulness_unscored_reason"] == ""
 
@@ -205,7 +208,7 @@ def test_a_dataframe_goes_in_and_out():
         "faithfulness",
         "faithfulness_unscored_reason",
     ]
-    assert table["faithfulness"].tolist() == [1.0, 0.4, 1.0]
+    assert table["faithfulness"].tolist() == [1.0, INVENTED, 1.0]
     assert table["faithfulness"].dtype == "float64"
     assert pd.isna(table.loc[2, "context_recall"])
     assert "ground truth" in table.loc[2, "context_recall_unscored_reason"]

@@ -6,7 +6,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from factories import RAGAS_ROWS
+from factories import RAGAS_INVENTED_FAITHFULNESS, RAGAS_ROWS
 from ragmeter.cli import app
 
 runner = CliRunner()
@@ -35,7 +35,10 @@ def test_answers_alone_is_the_eval_set(tmp_path, ragas_file):
     assert data["run"]["cases_file"] == str(ragas_file)
     assert [c["id"] for c in data["cases"]] == ["1", "2"]
     assert data["cases"][0]["ground_truth"] == RAGAS_ROWS[0]["reference"]
-    assert [c["metrics"]["faithfulness"]["score"] for c in data["cases"]] == [1.0, 0.4]
+    assert [c["metrics"]["faithfulness"]["score"] for c in data["cases"]] == [
+        1.0,
+        RAGAS_INVENTED_FAITHFULNESS,
+    ]
     assert data["summary"]["metrics"]["context_recall"]["n_scored"] == 2
     assert "no eval set" not in result.output
 

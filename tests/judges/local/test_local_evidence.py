@@ -56,13 +56,14 @@ def test_name_missing_from_contexts_is_evidence_not_a_verdict(
 def test_a_claim_counts_by_its_support_and_short_of_support_stays_below_the_bar(
     judge: LocalJudge, make: Make
 ) -> None:
-    # a few of the claim's key words in the context: not supported, so it counts at most 0.4
+    # a few of the claim's key words in the context: not supported, so it counts its support
+    # scaled under 0.4 (0.4 / 0.6 of it)
     sample = make("en", "Damaged furniture is collected by couriers and repaired within 14 days.")
     result = judge.judge_sync(sample, ("faithfulness",))["faithfulness"]
     (claim,) = result.evidence.claims
     assert claim.verdict == "not_verifiable"
     assert result.score is not None and result.score <= 0.4
-    assert result.score == pytest.approx(min(claim.confidence or 0.0, 0.4), abs=1e-4)
+    assert result.score == pytest.approx((claim.confidence or 0.0) * 0.4 / 0.6, abs=1e-4)
     # a supported claim counts its full support, a rule-decided one 1
     full = judge.judge_sync(
         make("en", "Refunds are processed within 14 days of the request."), ("faithfulness",)

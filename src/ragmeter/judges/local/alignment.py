@@ -22,6 +22,7 @@ from .features import (
     sentences,
     statement_keys,
 )
+from .polarity import negation_bears_on, without_additive_not
 from .search import WindowTable
 from .settings import LocalSettings
 from .vectors import Vectors
@@ -211,7 +212,7 @@ def align(
         found.label = "not_verifiable"
         found.reason = f"the number {elsewhere[0]} is not in the passage that matches it"
         return found
-    missing = [n for n in names(statement) if not index.mentions(n.lower())]
+    missing = [n for n in names(statement) if not _named(n, index)]
     if missing:
         found.label = "not_verifiable"
         found.reason = f"'{missing[0]}' is never mentioned in the contexts"
@@ -230,6 +231,21 @@ def align(
         found.reason += f" (similarity {sim:.2f})"
     found.reason += _missing_note(statement, window, index)
     return found
+
+
+_DEMONYM_RE = re.compile(r"(?:ism|ians?|eans?|ans?|ese|ish)$")
+_ROOT_MIN = 5
+"""Letters a name's root must keep to be looked for ("Australian" -> austral, never "ital")."""
+
+
+def _named(name: str, index: ContextIndex) -> bool:
+    """Whether the contexts mention `name`, or the place or doctrine it is made from
+    ("African" by Africa, "European" by Europe, "Epicureanism" by Epicurean)."""
+    lower = name.lower()
+    if index.mentions(lower):
+        return True
+    root = _DEMONYM_RE.sub("", lower)
+    return root != lower and len(root) >= _ROOT_MIN and index.mentions(root)
 
 
 def _missing_note(statement: str, window: Window, index: ContextIndex) -> str:
@@ -379,8 +395,8 @@ def _polarity_conflict(
     statement: str, parts: tuple[str, ...], lang: Lang, settings: LocalSettings
 ) -> str | None:
     """A clause of the statement whose best-matching clause in any sentence of the window has
-    the opposite polarity (one is negated) or swaps one of its words for the opposite (`rose`
-    for `fell`)."""
+    the opposite polarity (one is negated, and the negation bears on a word the other states:
+    `polarity`) or swaps one of its words for the opposite (`rose` for `fell`)."""
     clauses = [c for part in parts for c in _CONTEXT_CLAUSE_RE.split(part) if c.strip()]
     for piece in _CLAUSE_RE.split(statement):
         keys = statement_keys(piece, lang)
@@ -392,8 +408,13 @@ def _polarity_conflict(
         # ... and the context clause must say the same thing, not just contain those words
         if coverage(statement_keys(clause, lang), passage_keys(piece, lang)) < 0.5:
             continue
-        claim_neg, context_neg = negated(piece, lang), negated(clause, lang)
-        if claim_neg != context_neg:
+        claim_neg = negated(without_additive_not(piece, lang), lang)
+        context_neg = negated(without_additive_not(clause, lang), lang)
+        if claim_neg != context_neg and (
+            negation_bears_on(piece, clause, lang)
+            if claim_neg
+            else negation_bears_on(clause, piece, lang)
+        ):
             if claim_neg:
                 return "it is negated where the context is affirmative"
             return "it is affirmative where the context is negated"

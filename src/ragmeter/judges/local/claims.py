@@ -50,6 +50,13 @@ _TOPIC_OPENER = re.compile(
     r"as\s+for\b|according\s+to\b|based\s+on\b|from\b|sorry\b|unfortunately\b)",
     re.IGNORECASE,
 )
+# A list's marker on its own ("2.") or glued to its introduction by sentence splitting
+# ("Follow these steps: 1."), a step's label ("Step 2:", 第2步：): layout, not a statement
+_LIST_MARKER = re.compile(r"^\s*\d{1,2}[.)．、]\s*$")
+_TRAILING_MARKER = re.compile(r"(?<=[:：])\s*\d{1,2}[.)．、]\s*$")
+_STEP_LABEL = re.compile(
+    r"^(?:step\s+\d{1,2}|步骤\s*\d{1,2}|第\s*\d{1,2}\s*步)\s*[:：.．、]\s*(?=\S)", re.IGNORECASE
+)
 _HEADING = re.compile(r"^\*{1,2}[^*\n\d]{1,80}\*\*\s*[:：]?\s*(?=\S)")
 
 
@@ -193,10 +200,14 @@ def _split_mixed(piece: str, lang: Lang) -> list[Segment]:
 def segment(text: str, lang: Lang) -> tuple[Segment, ...]:
     """Split `text` into statements, each tagged with its role."""
     segments = []
-    for sentence in split_sentences(text, lang):
+    sentences = split_sentences(text, lang)
+    for sentence in sentences:
         sentence = strip_reply(sentence, lang)
         for piece in _split_sentence(sentence, lang) if sentence else []:
             piece = _strip_lead_in(_HEADING.sub("", piece.strip(), count=1), lang)
+            piece = _STEP_LABEL.sub("", _TRAILING_MARKER.sub("", piece), count=1)
+            if len(sentences) > 1 and _LIST_MARKER.match(piece):
+                continue  # ("14." alone answers "How many days?")
             if not content_words(piece, lang) and not re.search(r"\d", piece):
                 continue
             role = _role(piece, lang)

@@ -1,12 +1,16 @@
 """Faithfulness: the share of the answer's claims supported by the retrieved contexts.
 
 Each claim is aligned with its best context window. Rules decide the clear cases: a number,
-negation or opposite word that contradicts the window, or a number found nowhere, counts 0; a
-window holding nearly every key word counts 1. Every other claim counts by its support (the
-share of its key words the window holds, blended with sentence similarity in English): fully
-that when the rules call it supported (support at or above `support_threshold`), at most
-`unsupported_credit` otherwise, so a claim short of support never reaches the faithful bar
-alone. Nothing here is fitted to human labels (bench/meta measures it against them).
+negation or opposite word that contradicts the window counts 0; a window holding nearly every
+key word counts 1. Every other claim counts by its support (the share of its key words the
+window holds, blended with sentence similarity in English), so the fine order of supports is
+kept: fully when the rules call it supported (support at or above `support_threshold`),
+scaled under `unsupported_credit` otherwise, so a claim short of support never reaches the
+faithful bar alone. A rule that finds something short of a contradiction only lowers the
+support a claim counts with: a number found nowhere in the contexts, a number not in the
+matching passage or a name never mentioned cap it at the support that claims so judged are
+as often supported with (fitted on shared/data/train, never on the evaluation sets; see
+`LocalSettings`). Nothing here is fitted to the human labels bench/meta measures it against.
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from ..base import ClaimVerdict, Evidence, MetricName, MetricResult
+from ..base import ClaimVerdict, Evidence, Lang, MetricName, MetricResult
 from ..rules import no_context_verdicts, precheck
 from .alignment import Alignment, align
 from .features import statement_keys
+from .settings import LocalSettings
 from .view import SampleView
 
 
@@ -42,7 +47,7 @@ def claim_evidence(view: SampleView) -> list[ClaimEvidence]:
             if read.label == "contradicted":  # read with its question, the answer is wrong
                 found = read
         decided = None
-        if found.hard:
+        if found.label == "contradicted":
             decided = 0.0
         elif (
             found.label == "supported"
@@ -55,12 +60,24 @@ def claim_evidence(view: SampleView) -> list[ClaimEvidence]:
     return out
 
 
-def claim_credit(item: ClaimEvidence, cap: float) -> float:
+def claim_credit(item: ClaimEvidence, settings: LocalSettings, lang: Lang) -> float:
     """How much a claim counts toward the score (see the module docstring)."""
     if item.decided is not None:
         return item.decided
     found = item.alignment
-    return found.support if found.label == "supported" else min(found.support, cap)
+    support = found.support
+    if found.label == "supported":
+        return support
+    zh = lang == "zh"
+    if found.hard:  # a number found nowhere in the contexts
+        support = min(
+            support, settings.unfound_number_support_zh if zh else settings.unfound_number_support
+        )
+    elif support >= settings.support_threshold:  # words there, but a number or name is not
+        support = min(support, settings.unplaced_support_zh if zh else settings.unplaced_support)
+    return min(support, settings.support_threshold) * (
+        settings.unsupported_credit / settings.support_threshold
+    )
 
 
 def score_faithfulness(view: SampleView) -> MetricResult:
@@ -81,7 +98,7 @@ def score_faithfulness(view: SampleView) -> MetricResult:
     credits: list[float] = []
     for item in claim_evidence(view):
         verdicts.append(_verdict(item))
-        credits.append(claim_credit(item, view.settings.unsupported_credit))
+        credits.append(claim_credit(item, view.settings, view.lang))
     evidence = Evidence(claims=verdicts, abstained=False, notes=notes)
     score = round(sum(credits) / len(credits), 6)
     return MetricResult(metric=metric, score=score, evidence=evidence)

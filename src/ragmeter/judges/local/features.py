@@ -78,15 +78,19 @@ def coverage(keys: frozenset[str], passage: frozenset[str]) -> float:
 
 
 _ENUMERATOR_RE = re.compile(r"^\s*\d{1,2}[.)](?=\s|$)", re.MULTILINE)
+# a step's label ("Step 3:", 步骤3, 第3步): how the answer is laid out, not what it claims
+_STEP_RE = re.compile(r"\bstep\s+\d{1,2}\b|步骤\s*\d{1,2}|第\s*\d{1,2}\s*步", re.IGNORECASE)
 _CITATION_RE = re.compile(r"\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
 
 
 @lru_cache(maxsize=_CACHE)
 def numbers(text: str) -> tuple[NumberMention, ...]:
-    """Numbers of `text` (cached); citation markers such as `[2]` or `[1, 3]` are not numbers."""
+    """Numbers of `text` (cached); citation markers such as `[2]` or `[1, 3]`, list markers
+    and step labels ("Step 3", 第3步) are not numbers."""
     if "[" in text:
         text = _CITATION_RE.sub(lambda m: " " * len(m.group()), text)
     text = _ENUMERATOR_RE.sub(lambda m: " " * len(m.group()), text)
+    text = _STEP_RE.sub(lambda m: " " * len(m.group()), text)
     return tuple(find_numbers(text))
 
 

@@ -31,7 +31,9 @@ PROMPT_VERSION = "local-8"
 # support (no weights fitted to human labels); one of a unit of time needs no digit; 6: dates,
 # ordinals and spans of years; a short answer read with its question; 7: answer relevancy by
 # meaning (e5 topicality and the question's need), not key words; 8: "who" asks for a person,
-# "where" for a place (English and Chinese)
+# "where" for a place (English and Chinese); a negation contradicts only what it bears on; a
+# claim's support keeps its order under the bar, rules that find less than a contradiction cap
+# it at a support fitted on shared/data/train; list markers and step labels are layout
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 RELEVANCY_MODEL = "multilingual-e5-small-q4"
 

@@ -35,8 +35,22 @@ class LocalSettings(BaseModel):
     conflict_overlap: Share = 0.5
     """Key-word overlap above which a different number of the same kind contradicts."""
     unsupported_credit: Share = 0.4
-    """Faithfulness: the most a claim the rules do not call supported counts (below the 0.5
-    bar a one-claim answer must reach to count as faithful)."""
+    """Faithfulness: what a claim the rules do not call supported counts at the support
+    threshold (below the 0.5 bar a one-claim answer must reach to count as faithful); under
+    it, its support scaled by `unsupported_credit / support_threshold`, so the order of
+    supports is kept."""
+    unfound_number_support: Share = 0.33
+    """Faithfulness, English: the support a claim with a number found nowhere in the contexts
+    counts as at most (fitted on shared/data/train: train/fit_claim_credit.py)."""
+    unfound_number_support_zh: Share = 0.0
+    """The same for Chinese claims (lexical support only, so fitted apart)."""
+    unplaced_support: Share = 0.56
+    """Faithfulness, English: the support a claim the rules leave unverified although its
+    words are there (a number not in the matching passage, a name never mentioned) counts as
+    at most (fitted as `unfound_number_support`)."""
+    unplaced_support_zh: Share = 0.44
+    """The same for Chinese claims (too rare in the training sample: the value of both
+    languages pooled)."""
     useful_threshold: Share = 0.55
     """Context precision: usefulness above which a chunk counts as useful."""
     typo_similarity: Share = 0.8
