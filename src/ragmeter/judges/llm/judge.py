@@ -190,9 +190,15 @@ class OpenAIJudge(JudgeBase):
         if "answer_relevancy" in todo and self.config.answer_relevancy_mode == "json":
             # load a local model while the first calls are out
             self.context.similarity.prefetch(sample.lang)
-        judged = await asyncio.gather(*(self._one(sample, case, m) for m in todo))
+        judged = await self._judge_metrics(sample, case, todo)
         results = {**reused, **dict(zip(todo, judged, strict=True))}
         return {m: results[m] for m in metrics}
+
+    async def _judge_metrics(
+        self, sample: Sample, case: str, todo: tuple[MetricName, ...]
+    ) -> list[MetricResult]:
+        """`todo` judged for `sample`, all at once."""
+        return list(await asyncio.gather(*(self._one(sample, case, m) for m in todo)))
 
     def _conditions(self) -> dict[str, object]:
         """What calls are sent with now, beyond the configuration: both can change during a
