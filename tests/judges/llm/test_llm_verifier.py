@@ -155,6 +155,8 @@ async def test_faithfulness_needs_no_generation_and_checks_each_claim_in_its_bes
     assert result.calls == 4 and result.tokens > 0
     assert fingerprint.params["faithfulness_mode"] == "verifier"
     assert "verifier_prompts" in fingerprint.params
+    # how statements pick their windows changes the scores: a run judged otherwise differs
+    assert fingerprint.params["verifier_windows"] == [2, 0.95]
 
 
 def test_the_soft_minimum_lies_between_the_minimum_and_the_mean():

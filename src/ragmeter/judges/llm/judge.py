@@ -27,7 +27,7 @@ from .reuse import NO_CALLS, ResultReuse, case_text, decided
 from .verified_answer import verify_answer_relevancy
 from .verified_chunks import verify_context_precision
 from .verified_claims import verify_context_recall, verify_faithfulness
-from .verifier import verifier_prompt_version
+from .verifier import VERBATIM_OVERLAP, WINDOWS_PER_STATEMENT, verifier_prompt_version
 
 MetricFn = Callable[[JudgeContext, Sample], Awaitable[MetricResult]]
 METRIC_FUNCTIONS: dict[MetricName, MetricFn] = {
@@ -151,6 +151,7 @@ class OpenAIJudge(JudgeBase):
         return {
             **modes,
             "verifier_prompts": verifier_prompt_version(),
+            "verifier_windows": [WINDOWS_PER_STATEMENT, VERBATIM_OVERLAP],
             **({"calibration": list(calibration)} if calibration is not None else {}),
         }
 
