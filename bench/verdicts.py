@@ -4,6 +4,7 @@
     python bench/verdicts.py demo --base-url http://127.0.0.1:8391/v1   # a running server
     python bench/verdicts.py compare --en 1 --zh 1 --base-url ...   # verifier vs JSON modes
     python bench/verdicts.py throughput --parallel 2            # the sample at once, N slots
+    python bench/verdicts.py alternate --before /tmp/old/src     # two versions, cases in turn
     python bench/verdicts.py table                              # what was measured, no calls
 
 A fixed sample: the first `--en` English and `--zh` Chinese in-scope demo cases the default
@@ -15,6 +16,11 @@ the `hallucinating` variant's answer. Reported: the chunk holding the answer (th
 most of the reference's words) rated useful; context precision graded and thresholded;
 faithfulness pass and fail rates at the report's threshold under three ways of combining the
 claims (mean, min, soft min). Nothing is fitted here. Writes bench/results/verdicts.json.
+
+Time depends on the machine's load; what does not: calls, and llama.cpp's own count of the
+prompt tokens it prefilled, took from the slot's cache and generated, per metric (each
+reply's `timings`), and the process's CPU seconds a case (about the wall time on an idle
+machine with one thread). `--threads` sets the server's threads (default: the idle cores).
 """
 
 from __future__ import annotations
@@ -210,11 +216,12 @@ async def demo(args: argparse.Namespace) -> None:
     rows = []
     try:
         for sample in chosen:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             calls_before = judge.stats()["calls"]
             TIMINGS.clear()
             results = await judge.judge(sample)
             seconds = time.perf_counter() - started
+            cpu_s = round(time.process_time() - cpu, 1)
             server_side = server_totals(TIMINGS)
             calls = judge.stats()["calls"] - calls_before
             other = off_topic(chosen, sample, sources)
@@ -232,6 +239,7 @@ async def demo(args: argparse.Namespace) -> None:
                 "case": sample.case_id,
                 "lang": sample.lang,
                 "seconds": round(seconds, 1),
+                "cpu_s": cpu_s,
                 "calls": calls,
                 "server": server_side,
                 "per_call": list(TIMINGS),
@@ -334,10 +342,11 @@ async def serve_cases(args: argparse.Namespace) -> None:
             sample = chosen[int(line)]
             TIMINGS.clear()
             calls = judge.stats()["calls"]
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             results = await judge.judge(sample)
             seconds = time.perf_counter() - started
             row = judged_row(sample, results, seconds, judge.stats()["calls"] - calls)
+            row["cpu_s"] = round(time.process_time() - cpu, 1)
             print(json.dumps(row), flush=True)
     finally:
         await judge.aclose()
@@ -403,6 +412,7 @@ METRIC_HEAD = [
     "metric",
     "cases",
     "s/case",
+    "CPU s/case",
     "calls",
     "prompt tok",
     "prefilled",
@@ -428,6 +438,7 @@ def metric_rows(picked: list[dict[str, Any]]) -> list[list[Any]]:
                 metric or "all four",
                 len(picked),
                 statistics.median(r["seconds"] for r in picked) if metric is None else "",
+                statistics.median(r.get("cpu_s", 0) for r in picked) if metric is None else "",
                 statistics.median(p.get("calls", 0) for p in parts),
                 statistics.median(p.get("prompt_n", 0) + p.get("cache_n", 0) for p in parts),
                 statistics.median(p.get("prompt_n", 0) for p in parts),
