@@ -479,3 +479,25 @@ async def test_a_failed_call_in_the_llama_judges_queue_leaves_only_its_metric_un
     assert "HTTP 500" in (result["context_precision"].unscored_reason or "")
     assert all(result[m].score is not None for m in result if m != "context_precision")
     assert result["faithfulness"].calls == 4
+
+
+async def test_a_cancelled_case_leaves_its_queued_calls_unsent(tmp_path):
+    import asyncio
+
+    from ragmeter.judges.llm.llama import start_llama_judge
+
+    with FakeOpenAI(Smart(), confidence=confidence, latency=lambda rng: 0.2) as fake:
+        judge = start_llama_judge(_Server(fake.base_url), use_cache=False)  # type: ignore[arg-type]
+        case = asyncio.ensure_future(judge.judge(SAMPLE))
+        while not fake.chat_log():  # the first of its 8 calls is out
+            await asyncio.sleep(0.01)
+        case.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await case
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        if others:  # the queue's sender: it ends once it has sent (or skipped) every call
+            await asyncio.wait(others, timeout=60)
+        sent = len(fake.chat_log())
+        later = await judge.judge(SAMPLE, ("answer_relevancy",))  # the slot is free again
+        await judge.aclose()
+    assert sent <= 2 and later["answer_relevancy"].score is not None

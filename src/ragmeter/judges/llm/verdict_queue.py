@@ -84,6 +84,8 @@ class VerdictQueue:
         loop = asyncio.get_running_loop()
         try:
             for call in batch:
+                if all(future.done() for _, _, future in call.waiting):
+                    continue  # its metrics were cancelled (a case past its deadline)
                 metric, context, _ = call.waiting[0]
                 # sent in the first asker's context, so its run counts the call as its own
                 sent = loop.create_task(
