@@ -374,7 +374,7 @@ def alternate(args: argparse.Namespace) -> None:
         n = ready["ready"]
     data = load()
     rows: list[dict[str, Any]] = []
-    data["alternate"] = {"threads": args.threads, "startup_s": startups, "rows": rows}
+    data[args.key] = {"threads": args.threads, "startup_s": startups, "rows": rows}
     try:
         for i in range(n):
             for label in ("before", "after") if i % 2 == 0 else ("after", "before"):
@@ -389,14 +389,16 @@ def alternate(args: argparse.Namespace) -> None:
                     f"load {row['loadavg']:.1f}",
                     file=sys.stderr,
                 )
-                data["machine"] = {**machine(), "loadavg": os.getloadavg()}
-                write_json(NAME, data)
+                fresh = load()  # another bench may have written meanwhile
+                fresh[args.key] = data[args.key]
+                fresh["machine"] = {**machine(), "loadavg": os.getloadavg()}
+                write_json(NAME, fresh)
     finally:
         for child in children.values():
             assert child.stdin is not None
             child.stdin.close()
             child.wait(timeout=120)
-    alternate_table(data)
+    alternate_table(data, args.key)
 
 
 def _json_line(child: Any) -> dict[str, Any]:
@@ -451,9 +453,9 @@ def metric_rows(picked: list[dict[str, Any]]) -> list[list[Any]]:
     return out
 
 
-def alternate_table(data: dict[str, Any]) -> None:
+def alternate_table(data: dict[str, Any], key: str = "alternate") -> None:
     """Median seconds, calls and llama.cpp's tokens a case, per version and metric."""
-    got = data.get("alternate", {})
+    got = data.get(key, {})
     rows = got.get("rows", [])
     if not rows:
         return
@@ -463,7 +465,7 @@ def alternate_table(data: dict[str, Any]) -> None:
         for line in metric_rows([r for r in rows if r["version"] == label])
     ]
     print(
-        f"\nbefore and after, the same cases in turn, threads {got['threads']}, "
+        f"\n{key}: before and after, the same cases in turn, threads {got['threads']}, "
         f"server start {got.get('startup_s')} s (medians a case)"
     )
     print_table(["version", *METRIC_HEAD], out)
@@ -643,6 +645,7 @@ def main() -> None:
     a.add_argument("--en", type=int, default=4)
     a.add_argument("--zh", type=int, default=4)
     a.add_argument("--threads", type=int, default=1)
+    a.add_argument("--key", default="alternate", help="where in the JSON the rows go")
     sc = sub.add_parser("serve-cases")
     sc.add_argument("--en", type=int, default=4)
     sc.add_argument("--zh", type=int, default=4)
@@ -660,8 +663,11 @@ def main() -> None:
     elif args.command == "serve-cases":
         asyncio.run(serve_cases(args))
     else:
-        table(load())
-        alternate_table(load())
+        data = load()
+        table(data)
+        for key in data:
+            if key.startswith("alternate"):
+                alternate_table(data, key)
 
 
 if __name__ == "__main__":
