@@ -9,9 +9,11 @@ message with fenced blocks did (issue 32).
 Evidence first, then the question, then the instruction, and the statement last: every call
 on one evidence window shares everything but its last line, so llama.cpp's prompt cache
 (``cache_prompt``, on by default) prefills a window once for all of a case's statements. The
-calls of one window run one after another (`ask_in_groups`), so they land on the slot that
-already holds it. Where the endpoint gives no log-probabilities the Yes/No token itself decides
-(0/1), and the client says so once in the run's warnings.
+llama judge sends a case's calls of every metric together, sorted by prompt
+(`verdict_queue`), so each window is prefilled once for its chunk check and statements; for
+other judges the calls of one window run one after another (`ask_in_groups`), so they land on
+the slot that already holds it. Where the endpoint gives no log-probabilities the Yes/No
+token itself decides (0/1), and the client says so once in the run's warnings.
 """
 
 from __future__ import annotations
