@@ -390,8 +390,8 @@ def alternate(args: argparse.Namespace) -> None:
                     file=sys.stderr,
                 )
                 fresh = load()  # another bench may have written meanwhile
+                data[args.key]["machine"] = {**machine(), "loadavg": os.getloadavg()}
                 fresh[args.key] = data[args.key]
-                fresh["machine"] = {**machine(), "loadavg": os.getloadavg()}
                 write_json(NAME, fresh)
     finally:
         for child in children.values():
