@@ -4,6 +4,7 @@
     python bench/verdicts.py demo --base-url http://127.0.0.1:8391/v1   # a running server
     python bench/verdicts.py compare --en 1 --zh 1 --base-url ...   # verifier vs JSON modes
     python bench/verdicts.py throughput --parallel 2            # the sample at once, N slots
+    python bench/verdicts.py alternate --before /tmp/old/src     # two versions, cases in turn
     python bench/verdicts.py table                              # what was measured, no calls
 
 A fixed sample: the first `--en` English and `--zh` Chinese in-scope demo cases the default
@@ -15,12 +16,18 @@ the `hallucinating` variant's answer. Reported: the chunk holding the answer (th
 most of the reference's words) rated useful; context precision graded and thresholded;
 faithfulness pass and fail rates at the report's threshold under three ways of combining the
 claims (mean, min, soft min). Nothing is fitted here. Writes bench/results/verdicts.json.
+
+Time depends on the machine's load; what does not: calls, and llama.cpp's own count of the
+prompt tokens it prefilled, took from the slot's cache and generated, per metric (each
+reply's `timings`), and the process's CPU seconds a case (about the wall time on an idle
+machine with one thread). `--threads` sets the server's threads (default: the idle cores).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextvars
 import json
 import os
 import statistics
@@ -69,25 +76,54 @@ class _Attached:
 Sources = dict[str, tuple[str, ...]]
 
 
-TIMINGS: list[dict[str, float]] = []
-"""llama.cpp's own `timings` of each reply (prompt_n, cache_n, prompt_ms, predicted_ms)."""
+TIMINGS: list[dict[str, Any]] = []
+"""llama.cpp's own `timings` of each reply (prompt_n, cache_n, prompt_ms, predicted_n,
+predicted_ms), with the metric whose call it answered."""
+SERVER_KEYS = ("prompt_n", "cache_n", "prompt_ms", "predicted_n", "predicted_ms")
+_METRIC: contextvars.ContextVar[str | None] = contextvars.ContextVar("metric", default=None)
 
 
 def record_server_timings() -> None:
-    """Keep the `timings` llama.cpp adds to each reply (the client asks for the raw bytes)."""
+    """Keep the `timings` llama.cpp adds to each reply (the client asks for the raw bytes),
+    tagged with the metric of the call (`ChatClient.complete`'s argument)."""
     import openai
 
+    from ragmeter.llm.client import ChatClient
+
     post = openai.AsyncOpenAI.post
+    complete = ChatClient.complete
 
     async def recorded(self: Any, *args: Any, **kwargs: Any) -> Any:
         out = await post(self, *args, **kwargs)
         if isinstance(out, bytes):
             timings = json.loads(out).get("timings")
             if timings:
-                TIMINGS.append(timings)
+                TIMINGS.append({"metric": _METRIC.get(), **timings})
         return out
 
+    async def tagged(self: Any, *args: Any, **kwargs: Any) -> Any:
+        token = _METRIC.set(kwargs.get("metric"))
+        try:
+            return await complete(self, *args, **kwargs)
+        finally:
+            _METRIC.reset(token)
+
     openai.AsyncOpenAI.post = recorded  # type: ignore[method-assign]
+    ChatClient.complete = tagged  # type: ignore[method-assign]
+
+
+def server_totals(timings: list[dict[str, Any]]) -> dict[str, Any]:
+    """Calls and llama.cpp's token counts and milliseconds summed, in all and per metric."""
+
+    def total(picked: list[dict[str, Any]]) -> dict[str, float]:
+        out = {key: round(sum(t.get(key, 0) for t in picked), 1) for key in SERVER_KEYS}
+        return {"calls": len(picked), **out}
+
+    metrics = sorted({t["metric"] for t in timings if t["metric"]})
+    return {
+        **total(timings),
+        "per_metric": {m: total([t for t in timings if t["metric"] == m]) for m in metrics},
+    }
 
 
 async def samples(n_en: int, n_zh: int) -> tuple[list[Sample], dict[str, str], Sources]:
@@ -168,22 +204,25 @@ async def demo(args: argparse.Namespace) -> None:
     else:
         from ragmeter.llama import LlamaServer, ServerOptions, resolve_model
 
-        server = LlamaServer(resolve_model(None, None), ServerOptions(parallel=args.parallel))
+        options = ServerOptions(
+            parallel=args.parallel, **({"threads": args.threads} if args.threads else {})
+        )
+        server = LlamaServer(resolve_model(None, None), options)
     load_before = os.getloadavg()
     record_server_timings()
+    started = time.perf_counter()
     judge = start_llama_judge(server, use_cache=False)
+    startup = round(time.perf_counter() - started, 1)  # the model loaded, before any call
     rows = []
     try:
         for sample in chosen:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             calls_before = judge.stats()["calls"]
             TIMINGS.clear()
             results = await judge.judge(sample)
             seconds = time.perf_counter() - started
-            server_side = {
-                key: round(sum(t.get(key, 0) for t in TIMINGS), 1)
-                for key in ("prompt_n", "cache_n", "prompt_ms", "predicted_ms")
-            }
+            cpu_s = round(time.process_time() - cpu, 1)
+            server_side = server_totals(TIMINGS)
             calls = judge.stats()["calls"] - calls_before
             other = off_topic(chosen, sample, sources)
             relevancy = {}
@@ -200,8 +239,11 @@ async def demo(args: argparse.Namespace) -> None:
                 "case": sample.case_id,
                 "lang": sample.lang,
                 "seconds": round(seconds, 1),
+                "cpu_s": cpu_s,
                 "calls": calls,
                 "server": server_side,
+                "per_call": list(TIMINGS),
+                "loadavg": os.getloadavg()[0],
                 "scores": {m: r.score for m, r in results.items()},
                 "unscored": {m: r.unscored_reason for m, r in results.items() if r.score is None},
                 "chunk_p": [c.score for c in prec.evidence.chunks],
@@ -214,10 +256,10 @@ async def demo(args: argparse.Namespace) -> None:
             }
             rows.append(row)
             print(f"… {sample.case_id}: {seconds:.1f} s, {calls} calls {row}", file=sys.stderr)
-            save(args, rows, load_before)
+            save(args, rows, load_before, startup)
     finally:
         await judge.aclose()
-    save(args, rows, load_before)
+    save(args, rows, load_before, startup)
     table(load())
 
 
@@ -266,6 +308,167 @@ async def compare(args: argparse.Namespace) -> None:
         for judge in judges.values():
             await judge.aclose()
     table(load())
+
+
+def judged_row(sample: Sample, results: Any, seconds: float, calls: int) -> dict[str, Any]:
+    """One case's seconds, calls and llama.cpp's token counts (in all and per metric)."""
+    return {
+        "case": sample.case_id,
+        "lang": sample.lang,
+        "seconds": round(seconds, 1),
+        "calls": calls,
+        "server": server_totals(TIMINGS),
+        "scores": {m: r.score for m, r in results.items()},
+        "loadavg": os.getloadavg()[0],
+    }
+
+
+async def serve_cases(args: argparse.Namespace) -> None:
+    """A child of `alternate`: one server and judge, then each case index read from stdin
+    judged on all four metrics, its row written to stdout as one JSON line."""
+    from ragmeter.judges.llm.llama import start_llama_judge
+    from ragmeter.llama import LlamaServer, ServerOptions, resolve_model
+
+    chosen, _, _ = await samples(args.en, args.zh)
+    options = ServerOptions(threads=args.threads)
+    record_server_timings()
+    started = time.perf_counter()
+    judge = start_llama_judge(LlamaServer(resolve_model(None, None), options), use_cache=False)
+    startup = round(time.perf_counter() - started, 1)
+    print(json.dumps({"ready": len(chosen), "threads": options.threads, "startup_s": startup}))
+    sys.stdout.flush()
+    try:
+        for line in sys.stdin:
+            sample = chosen[int(line)]
+            TIMINGS.clear()
+            calls = judge.stats()["calls"]
+            started, cpu = time.perf_counter(), time.process_time()
+            results = await judge.judge(sample)
+            seconds = time.perf_counter() - started
+            row = judged_row(sample, results, seconds, judge.stats()["calls"] - calls)
+            row["cpu_s"] = round(time.process_time() - cpu, 1)
+            print(json.dumps(row), flush=True)
+    finally:
+        await judge.aclose()
+
+
+def alternate(args: argparse.Namespace) -> None:
+    """Two versions of ragmeter (`--before` and `--after`: directories holding its package),
+    each with its own server held in a child process, judge the same cases in turn (before
+    first on even cases, after first on odd ones), so both meet the same load."""
+    import subprocess
+
+    children = {}
+    startups: dict[str, float] = {}
+    for label, src in (("before", args.before), ("after", args.after)):
+        env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
+        command = [sys.executable, __file__, "serve-cases", "--en", str(args.en)]
+        command += ["--zh", str(args.zh), "--threads", str(args.threads)]
+        child = subprocess.Popen(
+            command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert child.stdout is not None
+        ready = _json_line(child)
+        startups[label] = ready["startup_s"]
+        children[label] = child
+        n = ready["ready"]
+    data = load()
+    rows: list[dict[str, Any]] = []
+    data[args.key] = {"threads": args.threads, "startup_s": startups, "rows": rows}
+    try:
+        for i in range(n):
+            for label in ("before", "after") if i % 2 == 0 else ("after", "before"):
+                child = children[label]
+                assert child.stdin is not None and child.stdout is not None
+                child.stdin.write(f"{i}\n")
+                child.stdin.flush()
+                row = {"version": label, **_json_line(child)}
+                rows.append(row)
+                print(
+                    f"… {label} {row['case']}: {row['seconds']} s, {row['calls']} calls, "
+                    f"load {row['loadavg']:.1f}",
+                    file=sys.stderr,
+                )
+                fresh = load()  # another bench may have written meanwhile
+                data[args.key]["machine"] = {**machine(), "loadavg": os.getloadavg()}
+                fresh[args.key] = data[args.key]
+                write_json(NAME, fresh)
+    finally:
+        for child in children.values():
+            assert child.stdin is not None
+            child.stdin.close()
+            child.wait(timeout=120)
+    alternate_table(data, args.key)
+
+
+def _json_line(child: Any) -> dict[str, Any]:
+    """The child's next JSON line (llama.cpp may write other lines to the same stdout)."""
+    for line in child.stdout:
+        if line.startswith("{"):
+            out: dict[str, Any] = json.loads(line)
+            return out
+    raise RuntimeError(f"the child stopped (exit {child.wait()})")
+
+
+METRIC_HEAD = [
+    "metric",
+    "cases",
+    "s/case",
+    "CPU s/case",
+    "calls",
+    "prompt tok",
+    "prefilled",
+    "from cache",
+    "generated",
+    "server prefill s",
+    "load",
+]
+
+
+def metric_rows(picked: list[dict[str, Any]]) -> list[list[Any]]:
+    """Medians a case of `picked` rows: in all, then per metric (calls and llama.cpp's
+    tokens; a chunk's prefill counts for the metric whose call came first on it)."""
+    metrics = sorted({m for r in picked for m in r["server"].get("per_metric", {})})
+    out = []
+    for metric in (None, *metrics):
+        parts = [
+            r["server"] if metric is None else r["server"]["per_metric"].get(metric, {})
+            for r in picked
+        ]
+        out.append(
+            [
+                metric or "all four",
+                len(picked),
+                statistics.median(r["seconds"] for r in picked) if metric is None else "",
+                statistics.median(r.get("cpu_s", 0) for r in picked) if metric is None else "",
+                statistics.median(p.get("calls", 0) for p in parts),
+                statistics.median(p.get("prompt_n", 0) + p.get("cache_n", 0) for p in parts),
+                statistics.median(p.get("prompt_n", 0) for p in parts),
+                statistics.median(p.get("cache_n", 0) for p in parts),
+                statistics.median(p.get("predicted_n", 0) for p in parts),
+                round(statistics.median(p.get("prompt_ms", 0) for p in parts) / 1000, 1),
+                statistics.median(r["loadavg"] for r in picked) if metric is None else "",
+            ]
+        )
+    return out
+
+
+def alternate_table(data: dict[str, Any], key: str = "alternate") -> None:
+    """Median seconds, calls and llama.cpp's tokens a case, per version and metric."""
+    got = data.get(key, {})
+    rows = got.get("rows", [])
+    if not rows:
+        return
+    out = [
+        [label, *line]
+        for label in ("before", "after")
+        for line in metric_rows([r for r in rows if r["version"] == label])
+    ]
+    print(
+        f"\n{key}: before and after, the same cases in turn, threads {got['threads']}, "
+        f"server start {got.get('startup_s')} s (medians a case)"
+    )
+    print_table(["version", *METRIC_HEAD], out)
 
 
 def claims(row: dict[str, Any], key: str, calibrated: bool) -> list[float]:
@@ -323,11 +526,14 @@ def _ap(useful: list[bool]) -> float:
     return average_precision(useful)
 
 
-def save(args: argparse.Namespace, rows: list[dict[str, Any]], load_before: Any) -> None:
+def save(
+    args: argparse.Namespace, rows: list[dict[str, Any]], load_before: Any, startup: float
+) -> None:
     data = load()
     data.update(
         {
             "cases": rows,
+            "startup_s": startup,
             "machine": {**machine(), "loadavg_before": load_before, "loadavg": os.getloadavg()},
             "parallel": args.parallel,
         }
@@ -389,6 +595,9 @@ def table(data: dict[str, Any]) -> None:
                 failed = sum(fn(ps) < threshold for ps in wrong if ps)
                 line.append(f"{passed}/{failed}")
         out.append(line)
+    if all("per_metric" in r.get("server", {}) for r in rows):
+        print(f"\nper metric, medians a case; server start {data.get('startup_s')} s")
+        print_table(METRIC_HEAD, metric_rows(rows))
     load_avg = data["machine"].get("loadavg_before")
     print(f"\nllama judge, 1.5B, every metric in verifier mode; load average before {load_avg}")
     print_table(
@@ -419,6 +628,7 @@ def main() -> None:
     d.add_argument("--base-url")
     d.add_argument("--model", default="qwen2.5-coder-1.5b@cc324af070c2")
     d.add_argument("--parallel", type=int, default=1)
+    d.add_argument("--threads", type=int, default=None)
     c = sub.add_parser("compare")
     c.add_argument("--en", type=int, default=1)
     c.add_argument("--zh", type=int, default=1)
@@ -429,6 +639,17 @@ def main() -> None:
     t.add_argument("--zh", type=int, default=2)
     t.add_argument("--parallel", type=int, default=1)
     t.add_argument("--threads", type=int, default=None)
+    a = sub.add_parser("alternate")
+    a.add_argument("--before", required=True, help="directory holding the old ragmeter package")
+    a.add_argument("--after", default=str(HERE.parent / "src"))
+    a.add_argument("--en", type=int, default=4)
+    a.add_argument("--zh", type=int, default=4)
+    a.add_argument("--threads", type=int, default=1)
+    a.add_argument("--key", default="alternate", help="where in the JSON the rows go")
+    sc = sub.add_parser("serve-cases")
+    sc.add_argument("--en", type=int, default=4)
+    sc.add_argument("--zh", type=int, default=4)
+    sc.add_argument("--threads", type=int, default=1)
     sub.add_parser("table")
     args = parser.parse_args()
     if args.command == "demo":
@@ -437,8 +658,16 @@ def main() -> None:
         asyncio.run(compare(args))
     elif args.command == "throughput":
         asyncio.run(throughput(args))
+    elif args.command == "alternate":
+        alternate(args)
+    elif args.command == "serve-cases":
+        asyncio.run(serve_cases(args))
     else:
-        table(load())
+        data = load()
+        table(data)
+        for key in data:
+            if key.startswith("alternate"):
+                alternate_table(data, key)
 
 
 if __name__ == "__main__":

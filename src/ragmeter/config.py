@@ -59,7 +59,7 @@ class JudgeSettings(BaseModel):
     model_path: str | None = None
     """`llama`: a GGUF file to serve instead of a bundled model."""
     threads: int | None = None
-    """`llama`: CPU threads of the server (default: every core but one)."""
+    """`llama`: CPU threads of the server (default: every idle core, at least one)."""
     ctx_size: int | None = None
     """`llama`: tokens of context per slot (default 4096)."""
     parallel: int | None = None

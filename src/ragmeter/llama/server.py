@@ -16,15 +16,26 @@ INSTALL_HINT = "pip install 'ragmeter[llama]'"
 
 
 def default_threads() -> int:
-    """Every core this process may run on but one, which is left to ragmeter itself (pipeline,
-    embeddings, HTTP) and the rest of the machine: llama.cpp's threads wait for each other at
-    every layer, so one descheduled thread stalls them all (on two shared cores the first call
-    of the 1.5B model took about 1 minute with one thread, about 3 with two)."""
+    """The cores this process may run on that nothing else is using when the server starts
+    (`idle_cores`): llama.cpp's threads wait for each other at every layer, so one descheduled
+    thread stalls them all. On two cores busy with other work (load average 6) a 28-token
+    verdict took 1.5 s with one thread and 6.1 s with two (bench/llama_prefill.py); on the
+    idle machine two threads judged the demo cases in half the time one took."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    return max(1, cores - 1)
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average: leave a core to the rest
+        return max(1, cores - 1)
+    return idle_cores(cores, load)
+
+
+def idle_cores(cores: int, load: float) -> int:
+    """`cores` less those the 1-minute load average `load` keeps busy (rounded), at least one:
+    every core on an idle machine, one on a busy one."""
+    return max(1, min(cores, cores - int(load + 0.5)))
 
 
 class ServerOptions(BaseModel):
@@ -34,7 +45,8 @@ class ServerOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     threads: int = Field(default_factory=default_threads, ge=1)
-    """CPU threads for prompt processing and generation (default: every core but one)."""
+    """CPU threads for prompt processing and generation (default: every idle core, at least
+    one)."""
     ctx_size: int = Field(default=4096, ge=512)
     """Tokens of context per slot (prompt and reply of one call)."""
     parallel: int = Field(default=1, ge=1)

@@ -116,14 +116,17 @@ def test_claims_are_split_by_rules_and_short_answers_read_with_their_question(sa
     short = statements("4." if sample.lang == "en" else "4 个。", sample.question, sample.lang)
     assert len(short) == 1 and sample.question in short[0]
     windows = sample_windows(sample)
-    # a statement's two best windows include the chunk that holds it, in window order
+    # a statement a chunk holds word for word is checked there only; another in its two best
+    # windows, in window order
     for i, chunk in enumerate(sample.contexts[:2]):
-        picked = pick_windows(chunk, windows, sample.lang)
-        assert len(picked) == 2 and i in picked and picked == sorted(picked)
+        assert pick_windows(chunk, windows, sample.lang) == [i]
+    invented = statements(sample.answer, sample.question, sample.lang)[2]
+    picked = pick_windows(invented, windows, sample.lang)
+    assert len(picked) == 2 and picked == sorted(picked)
 
 
 @pytest.mark.parametrize("sample", [SAMPLE, ZH], ids=["en", "zh"])
-async def test_faithfulness_needs_no_generation_and_checks_each_claim_in_two_windows(
+async def test_faithfulness_needs_no_generation_and_checks_each_claim_in_its_best_windows(
     tmp_path, sample
 ):
     with FakeOpenAI(Smart(), confidence=confidence) as server:
@@ -132,7 +135,8 @@ async def test_faithfulness_needs_no_generation_and_checks_each_claim_in_two_win
         fingerprint = judge.fingerprint()
         await judge.aclose()
         calls = one_token_calls(server)
-    assert len(server.chat_log()) == len(calls) == 3 * 2  # no claims call; 3 claims x 2 windows
+    # no claims call; two claims copied from a chunk checked there, the invented one in two
+    assert len(server.chat_log()) == len(calls) == 1 + 1 + 2
     for call in calls:
         assert call.body["logprobs"] is True
         assert len(call.body["messages"]) == 1 and call.body["messages"][0]["role"] == "user"
@@ -148,9 +152,11 @@ async def test_faithfulness_needs_no_generation_and_checks_each_claim_in_two_win
     # one unsupported claim pulls the case down: a soft minimum, not the mean
     assert result.score == pytest.approx(soft_min([0.9, 0.7, 0.2]))
     assert result.score < (0.9 + 0.7 + 0.2) / 3
-    assert result.calls == 6 and result.tokens > 0
+    assert result.calls == 4 and result.tokens > 0
     assert fingerprint.params["faithfulness_mode"] == "verifier"
     assert "verifier_prompts" in fingerprint.params
+    # how statements pick their windows changes the scores: a run judged otherwise differs
+    assert fingerprint.params["verifier_windows"] == [2, 0.95]
 
 
 def test_the_soft_minimum_lies_between_the_minimum_and_the_mean():
@@ -181,10 +187,10 @@ async def test_zero_one_score_unless_graded_and_a_rerun_makes_no_calls(tmp_path)
             result = (await judge.judge(SAMPLE, ("faithfulness",)))["faithfulness"]
             stats = judge.stats()
             await judge.aclose()
-        second_run_calls = len(server.chat_log()) - 6
+        second_run_calls = len(server.chat_log()) - 4
     assert result.score == pytest.approx(2 / 3)  # share of claims with P >= 0.5
     assert second_run_calls == 0  # one-token replies are cached like any other
-    assert stats["cached_calls"] == 6 and result.calls == 6
+    assert stats["cached_calls"] == 4 and result.calls == 4
 
 
 @pytest.mark.parametrize("sample", [SAMPLE, ZH], ids=["en", "zh"])
@@ -199,7 +205,7 @@ async def test_context_recall_splits_the_reference_by_rules(tmp_path, sample):
         sample.ground_truth, sample.question, sample.lang
     )
     assert len(points) == 2 and [p.chunk_index for p in points] == [0, 1]
-    assert result.score == 1.0 and n_calls == 2 * 2
+    assert result.score == 1.0 and n_calls == 2  # each point is a chunk's sentence
 
 
 @pytest.mark.parametrize("sample", [SAMPLE, ZH], ids=["en", "zh"])
@@ -328,7 +334,7 @@ async def test_dry_run_estimate_counts_every_one_token_call(tmp_path, sample):
         calls = one_token_calls(server)
     for metric, r in result.items():
         assert estimate.by_metric[metric].calls == r.calls, metric
-    assert estimate.calls == len(calls) == 6 + 4 + 3 + 1
+    assert estimate.calls == len(calls) == 4 + 2 + 3 + 1
     assert estimate.completion_tokens == len(calls)
 
 
@@ -377,18 +383,33 @@ async def test_the_llama_judge_scores_every_metric_by_graded_one_token_verdicts(
     params = judge.fingerprint().params
     assert {params[f"{m}_mode"] for m in result} == {"verifier"}
     assert set(judge.config.graded) == {"faithfulness", "context_precision"}
-    # one metric after another, chunks first: their evidence is cached for the statements
-    kinds = [
-        "chunk"
-        if "REFERENCE" in sections(r)
-        else "statement"
-        if "STATEMENT" in sections(r)
-        else "answer"
-        for r in calls
-    ]
-    # the reference's points are claims of the answer too: the same prompts, from the cache
-    assert kinds == ["chunk"] * 3 + ["statement"] * 6 + ["answer"]
-    assert result["context_recall"].calls == 4 and judge.stats()["cached_calls"] == 4
+    assert result["context_recall"].calls == 2
+
+
+@pytest.mark.parametrize("sample", [SAMPLE, ZH], ids=["en", "zh"])
+async def test_the_llama_judge_prefills_each_window_once_for_every_metric(tmp_path, sample):
+    """A case's calls of all four metrics go out together, sorted by prompt: each chunk's
+    evidence is sent in one run (its chunk check, claims and reference points back to back,
+    so llama.cpp prefills it once), and a reference point that is also a claim is asked once
+    although no call cache is on."""
+    from ragmeter.judges.llm.llama import start_llama_judge
+
+    with FakeOpenAI(Smart(), confidence=confidence) as fake:
+        judge = start_llama_judge(_Server(fake.base_url), use_cache=False)  # type: ignore[arg-type]
+        result = await judge.judge(sample)
+        stats = judge.stats()
+        await judge.aclose()
+        calls = sorted(fake.chat_log(), key=lambda r: r.started)
+    assert all(r.score is not None for r in result.values())
+    evidence = [sections(r).get("EVIDENCE") for r in calls]
+    runs = [e for i, e in enumerate(evidence) if i == 0 or e != evidence[i - 1]]
+    assert len(runs) == len(set(evidence))  # every evidence once, whichever metric asked
+    assert len({e for e in evidence if e}) == 3 and evidence[-1] is None  # relevancy apart
+    prompts = [r.body["messages"][-1]["content"] for r in calls]
+    assert len(prompts) == len(set(prompts)) == 3 + 4 + 1  # chunks, claims' windows, AR
+    # the reference's two points are claims of the answer: counted for recall, asked once
+    assert result["context_recall"].calls == 2 and result["faithfulness"].calls == 4
+    assert stats["calls"] == 8 and stats["cached_calls"] == 2
 
 
 async def test_the_llama_judge_judges_one_case_per_slot_at_a_time(tmp_path):
@@ -437,3 +458,46 @@ def test_the_shipped_calibration_is_used_only_with_the_prompts_it_was_fitted_wit
         got = calibration.shipped_calibration(sha)
         assert got == (expected if entry["prompts"] == statement_prompt_version() else None)
     assert calibration.shipped_calibration("0" * 64) is None
+
+
+async def test_a_failed_call_in_the_llama_judges_queue_leaves_only_its_metric_unscored(tmp_path):
+    from ragmeter.testing.fake_openai import Fault
+
+    def chunk_check(request):
+        return "REFERENCE" in one_token_sections(request.messages[-1]["content"])
+
+    from ragmeter.judges.llm.llama import start_llama_judge
+
+    fault = Fault("server_error", match=chunk_check)
+    with FakeOpenAI(Smart(), confidence=confidence, faults=[fault]) as fake:
+        judge = start_llama_judge(  # type: ignore[arg-type]
+            _Server(fake.base_url), use_cache=False, max_retries=0
+        )
+        result = await judge.judge(SAMPLE)
+        await judge.aclose()
+    assert result["context_precision"].score is None
+    assert "HTTP 500" in (result["context_precision"].unscored_reason or "")
+    assert all(result[m].score is not None for m in result if m != "context_precision")
+    assert result["faithfulness"].calls == 4
+
+
+async def test_a_cancelled_case_leaves_its_queued_calls_unsent(tmp_path):
+    import asyncio
+
+    from ragmeter.judges.llm.llama import start_llama_judge
+
+    with FakeOpenAI(Smart(), confidence=confidence, latency=lambda rng: 0.2) as fake:
+        judge = start_llama_judge(_Server(fake.base_url), use_cache=False)  # type: ignore[arg-type]
+        case = asyncio.ensure_future(judge.judge(SAMPLE))
+        while not fake.chat_log():  # the first of its 8 calls is out
+            await asyncio.sleep(0.01)
+        case.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await case
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        if others:  # the queue's sender: it ends once it has sent (or skipped) every call
+            await asyncio.wait(others, timeout=60)
+        sent = len(fake.chat_log())
+        later = await judge.judge(SAMPLE, ("answer_relevancy",))  # the slot is free again
+        await judge.aclose()
+    assert sent <= 2 and later["answer_relevancy"].score is not None

@@ -35,7 +35,7 @@ from .reuse import NO_CALLS, ResultReuse, case_text, decided
 from .verified_answer import verify_answer_relevancy
 from .verified_chunks import verify_context_precision
 from .verified_claims import verify_context_recall, verify_faithfulness
-from .verifier import verifier_prompt_version
+from .verifier import VERBATIM_OVERLAP, WINDOWS_PER_STATEMENT, verifier_prompt_version
 
 MetricFn = Callable[[JudgeContext, Sample], Awaitable[MetricResult]]
 METRIC_FUNCTIONS: dict[MetricName, MetricFn] = {
@@ -165,6 +165,7 @@ class OpenAIJudge(JudgeBase):
         return {
             **modes,
             "verifier_prompts": verifier_prompt_version(),
+            "verifier_windows": [WINDOWS_PER_STATEMENT, VERBATIM_OVERLAP],
             **({"calibration": list(calibration)} if calibration is not None else {}),
         }
 
@@ -204,9 +205,15 @@ class OpenAIJudge(JudgeBase):
         if "answer_relevancy" in todo and self.config.answer_relevancy_mode == "json":
             # load a local model while the first calls are out
             self.context.similarity.prefetch(sample.lang)
-        judged = await asyncio.gather(*(self._one(sample, case, m) for m in todo))
+        judged = await self._judge_metrics(sample, case, todo)
         results = {**reused, **dict(zip(todo, judged, strict=True))}
         return {m: results[m] for m in metrics}
+
+    async def _judge_metrics(
+        self, sample: Sample, case: str, todo: tuple[MetricName, ...]
+    ) -> list[MetricResult]:
+        """`todo` judged for `sample`, all at once."""
+        return list(await asyncio.gather(*(self._one(sample, case, m) for m in todo)))
 
     def _conditions(self) -> dict[str, object]:
         """What calls are sent with now, beyond the configuration: both can change during a

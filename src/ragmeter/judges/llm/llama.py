@@ -9,6 +9,7 @@ from ..base import METRICS, JudgeFingerprint, MetricName, MetricResult, Sample
 from .calibration import shipped_calibration
 from .config import LLMJudgeConfig, Mode
 from .judge import OpenAIJudge
+from .verdict_queue import ACTIVE, VerdictQueue
 
 if TYPE_CHECKING:
     from ...llama import LlamaServer
@@ -32,15 +33,6 @@ LLAMA_GRADED: tuple[MetricName, ...] = ("faithfulness", "context_precision")
 thresholded context precision was 1.00 on every case (every chunk at P >= 0.5), the graded one
 ranks the chunks; context recall stays 0/1, as measured for the LLM judge (README). Answer
 relevancy in verifier mode is P(Yes) itself."""
-CACHE_ORDER: tuple[MetricName, ...] = (
-    "context_precision",
-    "faithfulness",
-    "context_recall",
-    "answer_relevancy",
-)
-"""The order the llama judge scores a case's metrics in, one after another: the chunks first
-(one call each, evidence first), then the statements checked against them, whose prompts
-begin the same way, so the server's prompt cache holds the evidence they share."""
 
 
 class LlamaJudge(OpenAIJudge):
@@ -57,14 +49,33 @@ class LlamaJudge(OpenAIJudge):
     async def judge(
         self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS
     ) -> dict[MetricName, MetricResult]:
-        """One case per server slot at a time, its metrics one after another in
-        `CACHE_ORDER`: the calls of other cases or metrics in between would evict the
-        evidence a case's calls share from the slot's prompt cache."""
+        """One case per server slot at a time: another case's calls in between would evict
+        the evidence a case's calls share from the slot."""
         async with self._lanes:
-            out: dict[MetricName, MetricResult] = {}
-            for metric in sorted(metrics, key=CACHE_ORDER.index):
-                out.update(await super().judge(sample, (metric,)))
-        return {m: out[m] for m in metrics}
+            return await super().judge(sample, metrics)
+
+    async def _judge_metrics(
+        self, sample: Sample, case: str, todo: tuple[MetricName, ...]
+    ) -> list[MetricResult]:
+        """The case's verifier-mode metrics ask through one `VerdictQueue`: their one-token
+        calls go out together, in the order of their prompts, so each evidence window is
+        prefilled once for all of them."""
+        modes = self.modes()
+        queued = [m for m in todo if modes[m] == "verifier"]
+        queue = VerdictQueue(self.client, sample.case_id, sample.repeat, len(queued))
+
+        async def one(metric: MetricName) -> MetricResult:
+            try:
+                return await self._one(sample, case, metric)
+            finally:
+                if metric in queued:
+                    queue.leave()
+
+        token = ACTIVE.set(queue)
+        try:
+            return list(await asyncio.gather(*(one(m) for m in todo)))
+        finally:
+            ACTIVE.reset(token)
 
     def fingerprint(self) -> JudgeFingerprint:
         base = super().fingerprint()

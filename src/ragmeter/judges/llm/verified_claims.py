@@ -3,9 +3,10 @@
 The answer (or the reference answer) is split into statements without any call, by the local
 judge's rule-based splitter (English and Chinese); a statement too short to stand alone (an
 answer such as "30 days.") is read with its question. Each statement is verified against the
-evidence windows that share most of its words (`verifier.WINDOWS_PER_STATEMENT`), one Yes/No
-token each; its P(supported) is its best window's. The calls are grouped by window, so a
-window's prefill serves every statement checked against it.
+evidence windows that share most of its words (`verifier.WINDOWS_PER_STATEMENT`; one when a
+window holds it nearly word for word), one Yes/No token each; its P(supported) is its best
+window's. The calls are grouped by window, so a window's prefill serves every statement
+checked against it.
 """
 
 from __future__ import annotations
