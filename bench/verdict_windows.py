@@ -28,8 +28,8 @@ sys.path.insert(0, str(HERE / "meta"))
 from common import machine, print_table, write_json  # noqa: E402
 from convert import DEFAULT_OUT, subsample  # noqa: E402
 
+from ragmeter.cases.labels import LabelledCase  # noqa: E402
 from ragmeter.judges.base import Sample  # noqa: E402
-from ragmeter.labels import LabelledCase  # noqa: E402
 
 NAME = "verdict_windows.json"
 
