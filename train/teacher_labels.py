@@ -123,7 +123,7 @@ def done_ids(path: Path) -> set[str]:
 
 async def label(args: argparse.Namespace) -> None:
     from ragmeter.judges.llm.verifier import (
-        verifier_messages,
+        statement_messages,
         verifier_prompt_version,
         yes_probability,
     )
@@ -164,7 +164,7 @@ async def label(args: argparse.Namespace) -> None:
             for pair in group:  # one premise's variants in turn: its prefill is reused
                 asked = time.monotonic()
                 reply = await client.complete(
-                    verifier_messages(pair["premise"], pair["hypothesis"], pair["lang"]),
+                    statement_messages(pair["premise"], "", pair["hypothesis"], pair["lang"]),
                     max_tokens=1,
                 )
                 read = yes_probability(reply.text, reply.logprobs)
