@@ -26,6 +26,7 @@ from .polarity import negation_bears_on, without_additive_not
 from .search import WindowTable
 from .settings import LocalSettings
 from .vectors import Vectors
+from .window import Window
 
 _CLAUSE_RE = re.compile(r"[，,；;：:]|\s+(?:but|while|whereas|although)\s+")
 # Lists glued without punctuation ("... trial court Whether this ...") split before a
@@ -40,22 +41,6 @@ _DURATIONS = frozenset({"second", "minute", "hour", "day", "week", "month", "yea
 
 if TYPE_CHECKING:
     import numpy as np
-
-
-@dataclass(frozen=True)
-class Window:
-    """One or two consecutive sentences of a chunk."""
-
-    chunk: int
-    start: int
-    end: int
-    text: str
-    parts: tuple[str, ...]
-    """The sentences it is made of."""
-    part_spans: tuple[tuple[int, int], ...]
-    """Their offsets in the chunk."""
-    keys: frozenset[str]
-    numbers: tuple[NumberMention, ...]
 
 
 @dataclass

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,9 +20,7 @@ from ...text.numbers import NumberMention
 from .features import numbers, statement_keys
 from .settings import LocalSettings
 from .vectors import Vectors
-
-if TYPE_CHECKING:
-    from .alignment import Window
+from .window import Window
 
 _COSINE_ERROR = 1e-4
 """Bound on the difference between a batched float32 cosine and the one-pair cosine (384
