@@ -12,6 +12,7 @@ import os
 import select
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +139,19 @@ class Browser:
         if "exceptionDetails" in result:
             raise RuntimeError(str(result["exceptionDetails"]))
         return result["result"].get("value")
+
+    def wait_for(self, expression: str, timeout: float = 10.0) -> Any:
+        """The value of `expression` once it is truthy: what a click starts through an event the
+        page handles later (a link's `hashchange`) has not happened when the click returns.
+        Fails with the last value after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            guarded = f"(function(){{try{{return {expression};}}catch(e){{return null;}}}})()"
+            value = self.js(guarded)
+            if value or time.monotonic() > deadline:
+                assert value, f"still {value!r} after {timeout} s: {expression}"
+                return value
+            time.sleep(0.02)
 
     def console(self) -> list[str]:
         """Console messages and uncaught errors the page produced so far."""

@@ -180,13 +180,16 @@ def test_a_failed_case_link_opens_the_case_in_the_table_and_goes_there(browser, 
     browser.open(page)
     browser.click('#failed a[href="#case=case-5"]')
     assert browser.js("location.hash") == "#case=case-5"
-    assert browser.js("document.querySelector('#detail h3').innerText").startswith("case-5 ·")
+    # the link's hashchange is handled after the click returns
+    heading = browser.wait_for("document.querySelector('#detail h3').innerText")
+    assert heading.startswith("case-5 ·")
     row_top = (
         "document.querySelector('#case-rows tr[data-id=\"case-5\"]').getBoundingClientRect().top"
     )
-    assert 0 <= browser.js(row_top) < 50  # scrolled to the top of the window
+    in_view = f"(function(t){{return 0 <= t && t < 50;}})({row_top})"
+    assert browser.wait_for(in_view)  # scrolled to the top of the window
     # Back up and follow the same link again: the hash is unchanged, the page still goes there.
     browser.js("window.scrollTo(0, 0)")
     browser.click('#failed a[href="#case=case-5"]')
-    assert 0 <= browser.js(row_top) < 50
+    assert browser.wait_for(in_view)
     assert browser.console() == []
