@@ -26,22 +26,15 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "meta"))
 
 from common import machine, print_table, write_json  # noqa: E402
+from run import overlap  # noqa: E402  (bench/meta's word-overlap baseline)
 
 import ragmeter  # noqa: E402
 from ragmeter.judges.base import Judge, Sample  # noqa: E402
-from ragmeter.text import content_words  # noqa: E402
 
 PAIRS = HERE / "data" / "minimal_pairs.jsonl"
-
-
-def overlap(answer: str, evidence: str, lang: str) -> float:
-    """Share of the answer's content words found in the evidence (bench/meta's baseline)."""
-    words = set(content_words(answer, lang))  # type: ignore[arg-type]
-    if not words:
-        return 1.0
-    return len(words & set(content_words(evidence, lang))) / len(words)  # type: ignore[arg-type]
 
 
 async def faithfulness(judge: Judge, pair: dict[str, Any], which: str) -> float | None:
