@@ -214,8 +214,13 @@ async def demo(args: argparse.Namespace) -> None:
     judge = start_llama_judge(server, use_cache=False)
     startup = round(time.perf_counter() - started, 1)  # the model loaded, before any call
     rows = []
+    metrics = tuple(args.metrics.split(",")) if args.metrics else None
     try:
         for sample in chosen:
+            if metrics is not None:
+                rows.append(await relevancy_row(judge, chosen, sample, sources))
+                print(f"… {sample.case_id}: {rows[-1]['relevancy']}", file=sys.stderr)
+                continue
             started, cpu = time.perf_counter(), time.process_time()
             calls_before = judge.stats()["calls"]
             TIMINGS.clear()
@@ -259,8 +264,55 @@ async def demo(args: argparse.Namespace) -> None:
             save(args, rows, load_before, startup)
     finally:
         await judge.aclose()
+    if metrics is not None:
+        data = load()
+        data["relevancy_only"] = {"cases": rows, "machine": {**machine(), "loadavg": load_before}}
+        write_json(NAME, data)
+        relevancy_table(rows)
+        return
     save(args, rows, load_before, startup)
     table(load())
+
+
+async def relevancy_row(judge: Any, chosen: list[Sample], sample: Sample, sources: Sources) -> Any:
+    """Answer relevancy alone (`demo --metrics answer_relevancy`): the pipeline's answer, the
+    reference (a paraphrase on topic) and another document's answer (off topic)."""
+    other = off_topic(chosen, sample, sources)
+    scores = {}
+    for kind, answer in (
+        ("answer", sample.answer),
+        ("paraphrase", sample.ground_truth),
+        ("off_topic", other.answer),
+    ):
+        probe = sample.model_copy(update={"answer": answer})
+        result = (await judge.judge(probe, ("answer_relevancy",)))["answer_relevancy"]
+        scores[kind] = result.score
+    return {
+        "case": sample.case_id,
+        "lang": sample.lang,
+        "off_topic_case": other.case_id,
+        "relevancy": scores,
+        "loadavg": os.getloadavg()[0],
+    }
+
+
+def relevancy_table(rows: list[dict[str, Any]]) -> None:
+    """Answer relevancy a case: the pipeline's answer, the paraphrase, the off-topic answer."""
+    out = [
+        [
+            r["case"],
+            r["off_topic_case"],
+            *(r["relevancy"][k] for k in ("answer", "paraphrase", "off_topic")),
+        ]
+        for r in rows
+    ]
+    off = sum(r["relevancy"]["off_topic"] < 0.4 for r in rows)
+    para = sum(r["relevancy"]["paraphrase"] > 0.6 for r in rows)
+    print(
+        f"\nanswer relevancy: off-topic below 0.4 {off}/{len(rows)}, "
+        f"paraphrase above 0.6 {para}/{len(rows)}"
+    )
+    print_table(["case", "off-topic answer of", "answer", "paraphrase", "off-topic"], out)
 
 
 async def compare(args: argparse.Namespace) -> None:
@@ -629,6 +681,11 @@ def main() -> None:
     d.add_argument("--model", default="qwen2.5-coder-1.5b@cc324af070c2")
     d.add_argument("--parallel", type=int, default=1)
     d.add_argument("--threads", type=int, default=None)
+    d.add_argument(
+        "--metrics",
+        choices=["answer_relevancy"],
+        help="answer relevancy alone: the pipeline's, paraphrased and off-topic answers",
+    )
     c = sub.add_parser("compare")
     c.add_argument("--en", type=int, default=1)
     c.add_argument("--zh", type=int, default=1)
