@@ -243,7 +243,7 @@ async def test_context_precision_asks_each_chunk_whether_it_helps(tmp_path, samp
         ("仓库有 4 个装卸码头。", "zh", "仓库有几个装卸码头？"),
     ],
 )
-async def test_answer_relevancy_is_one_verdict_that_sees_an_off_topic_answer(
+async def test_answer_relevancy_is_two_verdicts_that_see_an_off_topic_answer(
     tmp_path, answer, lang, question
 ):
     off_topic = "Rivers flow east." if lang == "en" else "河流向东流。"
@@ -256,12 +256,43 @@ async def test_answer_relevancy_is_one_verdict_that_sees_an_off_topic_answer(
         await judge.aclose()
         calls = one_token_calls(server)
     assert on.score == pytest.approx(0.9) and off.score == pytest.approx(0.1)
-    assert len(calls) == 2 and on.calls == 1
-    # worked examples first (the same for every call), the case last
-    messages = calls[0].body["messages"]
-    assert [m["role"] for m in messages][-3:] == ["user", "assistant", "user"]
-    assert answer in messages[-1]["content"] and answer not in messages[0]["content"]
+    assert len(calls) == 4 and on.calls == 2  # one call per wording
+    for call in calls:  # worked examples first (the same for every call), the case last
+        messages = call.body["messages"]
+        assert [m["role"] for m in messages][-3:] == ["user", "assistant", "user"]
+        assert messages[-1]["content"].endswith(messages[0]["content"].rsplit("\n\n")[-1])
+    asked = [c.body["messages"][-1]["content"] for c in calls if answer in str(c.body)]
+    assert len(asked) == 2 and asked[0] != asked[1]  # the same case in two wordings
+    assert all(answer not in c.body["messages"][0]["content"] for c in calls)
     assert on.evidence.generated_questions == []  # no reverse questions, no embeddings
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_answer_relevancy_is_the_mean_of_its_two_wordings(tmp_path, lang):
+    """The 1.5B model's P(Yes) moves with the wording alone; the score is the mean of the
+    two wordings' P(Yes), each quoted in the evidence, so neither wording alone decides it."""
+    question, answer = (
+        ("Which second factors can I use?", "The Pro plan costs $8 a month.")
+        if lang == "en"
+        else ("可以用哪些第二因素？", "专业版每月 8 美元。")
+    )
+    sample = Sample(case_id="w", question=question, answer=answer, contexts=["x"], lang=lang)
+
+    class Agrees(Smart):
+        def verdict(self, sections):
+            return "Yes"
+
+    def sure(request, _n):  # the second wording, about "the same subject", is less sure
+        text = request.body["messages"][-1]["content"]
+        return 0.3 if "same subject" in text or "同一主题" in text else 0.5
+
+    with FakeOpenAI(Agrees(), confidence=sure) as server:
+        judge = build_llm_judge(config(server, tmp_path / "a.db"))
+        result = (await judge.judge(sample, ("answer_relevancy",)))["answer_relevancy"]
+        await judge.aclose()
+    assert result.score == pytest.approx(0.4)  # (0.5 + 0.3) / 2, where either alone is not
+    assert result.calls == 2
+    assert "0.50, 0.30" in result.evidence.notes[0]
 
 
 async def test_an_evasive_answer_scores_zero_and_a_declined_out_of_scope_one_without_a_call(
@@ -334,7 +365,7 @@ async def test_dry_run_estimate_counts_every_one_token_call(tmp_path, sample):
         calls = one_token_calls(server)
     for metric, r in result.items():
         assert estimate.by_metric[metric].calls == r.calls, metric
-    assert estimate.calls == len(calls) == 4 + 2 + 3 + 1
+    assert estimate.calls == len(calls) == 4 + 2 + 3 + 2  # relevancy: two wordings
     assert estimate.completion_tokens == len(calls)
 
 
@@ -406,10 +437,10 @@ async def test_the_llama_judge_prefills_each_window_once_for_every_metric(tmp_pa
     assert len(runs) == len(set(evidence))  # every evidence once, whichever metric asked
     assert len({e for e in evidence if e}) == 3 and evidence[-1] is None  # relevancy apart
     prompts = [r.body["messages"][-1]["content"] for r in calls]
-    assert len(prompts) == len(set(prompts)) == 3 + 4 + 1  # chunks, claims' windows, AR
+    assert len(prompts) == len(set(prompts)) == 3 + 4 + 2  # chunks, claims' windows, AR x2
     # the reference's two points are claims of the answer: counted for recall, asked once
     assert result["context_recall"].calls == 2 and result["faithfulness"].calls == 4
-    assert stats["calls"] == 8 and stats["cached_calls"] == 2
+    assert stats["calls"] == 9 and stats["cached_calls"] == 2
 
 
 async def test_the_llama_judge_judges_one_case_per_slot_at_a_time(tmp_path):

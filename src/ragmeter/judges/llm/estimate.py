@@ -112,7 +112,8 @@ def estimate_run(
         elif metric == "answer_relevancy" and edge is None:
             refused = is_refusal(s.answer, s.lang)
             if precheck(s, metric, refused=refused) is None and not refused:
-                add_one_token(metric, answer_messages(question_block(s), s.answer, s.lang))
+                for messages in answer_messages(question_block(s), s.answer, s.lang):
+                    add_one_token(metric, messages)
 
     for s in samples:
         has_answer = bool(s.answer.strip())

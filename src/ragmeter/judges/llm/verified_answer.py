@@ -1,10 +1,11 @@
-"""Answer relevancy from one one-token verdict (``verifier`` mode).
+"""Answer relevancy from one-token verdicts (``verifier`` mode).
 
-One call asks whether the answer addresses the question (its conversation included) and the
-score is P(Yes), so an answer about something else scores low however fluent it is; the JSON
-mode's reverse questions are written by a model that has seen the question. An evasive answer
-(the local judge's refusal reading: it abstains and states nothing) scores 0 without a call,
-and on an out-of-scope case an answer that declines scores 1 (`rules.precheck`).
+Two calls ask whether the answer addresses the question (its conversation included), in two
+wordings (`verifier.ANSWER_PROMPTS`), and the score is the mean of their P(Yes), so an answer
+about something else scores low however fluent it is; the JSON mode's reverse questions are
+written by a model that has seen the question. An evasive answer (the local judge's refusal
+reading: it abstains and states nothing) scores 0 without a call, and on an out-of-scope case
+an answer that declines scores 1 (`rules.precheck`).
 """
 
 from __future__ import annotations
@@ -29,17 +30,21 @@ async def verify_answer_relevancy(ctx: JudgeContext, sample: Sample) -> MetricRe
     if refused:
         return refusal_relevancy(0.0, Evidence(abstained=True, notes=[EVASIVE_NOTE]))
     spend = Spend()
-    messages = answer_messages(question_block(sample), sample.answer, sample.lang)
+    phrasings = answer_messages(question_block(sample), sample.answer, sample.lang)
     try:
-        ((read,),) = await ask_in_groups(ctx, sample, METRIC, [[messages]], spend)
+        replies = await ask_in_groups(ctx, sample, METRIC, [[m] for m in phrasings], spend)
     except JudgeError as exc:
         return spend.unscored(METRIC, str(exc))
-    if read is None:
+    reads = [read for (read,) in replies if read is not None]
+    if not reads:
         return spend.unscored(METRIC, "judge error: the verifier answered neither Yes nor No")
-    p, graded = read
-    note = (
-        f"P(the answer addresses the question) {p:.2f}"
-        if graded
-        else f"answered {'Yes' if p >= 0.5 else 'No'} (no probabilities)"
-    )
+    p = round(sum(p for p, _ in reads) / len(reads), 4)
+    if all(graded for _, graded in reads):
+        said = ", ".join(f"{p_:.2f}" for p_, _ in reads)
+        note = f"P(the answer addresses the question) {p:.2f} (mean of its wordings: {said})"
+    else:
+        said = ", ".join("Yes" if p_ >= 0.5 else "No" for p_, _ in reads)
+        note = f"answered {said} (no probabilities)"
+    if len(reads) < len(replies):
+        note += "; one wording answered neither Yes nor No"
     return spend.scored(METRIC, p, Evidence(abstained=False, notes=[note]))

@@ -47,7 +47,14 @@ claims scored 0.99-1.00 in their chunk; its hallucinating variant's claims, a nu
 changed, 0.77-0.92 (bench/verdicts.py)."""
 YES = frozenset({"yes", "是"})
 NO = frozenset({"no", "否"})
-PROMPTS = ("verdict_statement", "verdict_chunk", "verdict_answer", "verdict_question")
+ANSWER_PROMPTS = ("verdict_answer", "verdict_answer_same_subject")
+"""Answer relevancy's two phrasings of one question, one call each, the score their mean: does
+the answer give the information the question asks for; does it answer the question rather than
+say something else about the same subject. The 1.5B model's P(Yes) moves by a few hundredths
+with the wording alone (an answer about another subject 0.37 with one phrasing and 0.40 with
+the other), which decides the 0.4 line; the mean of two wordings moves less (bench/verdicts.py,
+docs/llama.md)."""
+PROMPTS = ("verdict_statement", "verdict_chunk", *ANSWER_PROMPTS, "verdict_question")
 HISTORY_PROMPT = "verdict_history"
 EXAMPLES_PROMPT = "verdict_answer_examples"
 
@@ -101,18 +108,23 @@ def chunk_messages(evidence: str, question: str, reference: str, lang: Lang) -> 
     return _user("verdict_chunk", lang, evidence=evidence, question=question, reference=reference)
 
 
-def answer_messages(question: str, answer: str, lang: Lang) -> Messages:
-    """Does `answer` give what the question asks for? (answer relevancy) After four worked
-    examples (`verdict_answer_examples`: two answers about something else, two on topic),
-    which the 1.5B model needs to say No to a fluent answer to another question; they are the
-    same for every call, so the server's prompt cache prefills them once."""
-    messages: Messages = []
-    for line in load_prompt(EXAMPLES_PROMPT, lang).splitlines():
-        question_, answer_, verdict = line.split("\t")
-        shown = Template(load_prompt("verdict_question", lang)).substitute(question=question_)
-        messages += _user("verdict_answer", lang, question=shown, answer=answer_)
-        messages.append({"role": "assistant", "content": verdict})
-    return messages + _user("verdict_answer", lang, question=question, answer=answer)
+def answer_messages(question: str, answer: str, lang: Lang) -> list[Messages]:
+    """Does `answer` give what the question asks for? (answer relevancy) One call per phrasing
+    (`ANSWER_PROMPTS`), each after the same six worked examples asked in its own words
+    (`verdict_answer_examples`: three answers about a neighbouring fact, a plain "no" to a
+    yes/no question, two on topic), which the 1.5B model needs to say No to a fluent answer to
+    another question; they are the same for every call, so the server's prompt cache prefills
+    them once a phrasing."""
+    out: list[Messages] = []
+    for name in ANSWER_PROMPTS:
+        messages: Messages = []
+        for line in load_prompt(EXAMPLES_PROMPT, lang).splitlines():
+            question_, answer_, verdict = line.split("\t")
+            shown = Template(load_prompt("verdict_question", lang)).substitute(question=question_)
+            messages += _user(name, lang, question=shown, answer=answer_)
+            messages.append({"role": "assistant", "content": verdict})
+        out.append(messages + _user(name, lang, question=question, answer=answer))
+    return out
 
 
 def evidence_windows(
@@ -278,6 +290,7 @@ async def _in_groups(
 
 
 __all__ = [
+    "ANSWER_PROMPTS",
     "VERBATIM_OVERLAP",
     "WINDOWS_PER_STATEMENT",
     "WINDOW_TOKENS",
