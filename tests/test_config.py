@@ -238,8 +238,8 @@ def test_the_readme_configuration_example_loads_as_documented(tmp_path):
 def test_llama_options_reach_the_server_and_the_judge(monkeypatch):
     """The wiring, without a model: `max_tokens` goes to the server, the LLM options to the
     judge's config, and keys not set stay the llama judge's own defaults."""
-    import ragmeter.judges.llm.llama as llama_judge
-    import ragmeter.llama
+    import ragmeter.judges.llama
+    import ragmeter.judges.llama.judge as llama_judge
     from ragmeter.config import JudgeSettings
     from ragmeter.judges import factories
 
@@ -249,7 +249,7 @@ def test_llama_options_reach_the_server_and_the_judge(monkeypatch):
         started.update(server=server, config=config)
         return "judge"
 
-    monkeypatch.setattr(ragmeter.llama, "resolve_model", lambda model, path: "model-file")
+    monkeypatch.setattr(ragmeter.judges.llama, "resolve_model", lambda model, path: "model-file")
     monkeypatch.setattr(llama_judge, "start_llama_judge", start)
     settings = JudgeSettings(
         kind="llama", threads=1, options={"max_tokens": 64, "n_questions": 2, "max_retries": 1}

@@ -24,8 +24,8 @@ from ragmeter.judges.base import (
     Sample,
     ensure_judge,
 )
+from ragmeter.judges.llama.judge import LlamaJudge
 from ragmeter.judges.llm import LLMJudgeConfig, build_llm_judge
-from ragmeter.judges.llm.llama import LlamaJudge
 from ragmeter.judges.local import LocalJudge
 from ragmeter.pipeline import (
     DEFAULT_TIMEOUT,

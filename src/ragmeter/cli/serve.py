@@ -33,7 +33,7 @@ def serve_judge(
     Defaults come from the `\\[judge]` table of ragmeter.toml when its kind is `llama`.
     """
     from ..config import load_settings
-    from ..llama import LlamaServer, ServerOptions, resolve_model
+    from ..judges.llama import LlamaServer, ServerOptions, resolve_model
 
     with user_errors():
         stored = load_settings(config).judge

@@ -78,8 +78,8 @@ def llama(settings: JudgeSettings) -> Judge:
     a bundled Qwen2.5-Coder model (`model`) or a GGUF file (`model_path`)."""
     from pydantic import ValidationError
 
-    from ..llama import LlamaServer, ServerOptions, resolve_model
-    from .llm.llama import start_llama_judge
+    from .llama import LlamaServer, ServerOptions, resolve_model
+    from .llama.judge import start_llama_judge
 
     _refuse_batch(settings)
     if settings.base_url:

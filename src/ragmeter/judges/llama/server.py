@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._exceptions import ConfigError
+from ..._exceptions import ConfigError
 from .models import ModelFile
 
 INSTALL_HINT = "pip install 'ragmeter[llama]'"
