@@ -35,7 +35,7 @@ from .config import load_settings as _load_settings
 from .demo import DemoConfig, DemoPipeline, demo_cases_path
 from .frameworks import framework_of, python_pipeline
 from .judges.base import Judge, MinimalJudge, ensure_judge
-from .judges.registry import create_judge
+from .judges.registry import check_judge_settings, create_judge
 from .pipeline import (
     DEFAULT_TIMEOUT,
     AnswersFilePipeline,
@@ -342,10 +342,13 @@ def resolve_settings(
     config: Path | str | None = None, overrides: SettingsOverrides | None = None
 ) -> Settings:
     """Settings from the config file (`config`, or the nearest one) with the command-line
-    `overrides` applied (see :func:`~ragmeter.config.apply_overrides`)."""
+    `overrides` applied (see :func:`~ragmeter.config.apply_overrides`), the judge's checked as
+    building it will check them, so a bad key stops the command before any work."""
     source = Path(config) if config is not None else find_config()
     settings = _load_settings(source) if source is not None else Settings()
-    return apply_overrides(settings, overrides or SettingsOverrides(), source=source)
+    resolved = apply_overrides(settings, overrides or SettingsOverrides(), source=source)
+    check_judge_settings(resolved.judge)
+    return resolved
 
 
 load_settings = _load_settings

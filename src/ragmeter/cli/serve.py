@@ -36,16 +36,15 @@ def serve_judge(
     from ..judges.llama import LlamaServer, ServerOptions, resolve_model
 
     with user_errors():
-        stored = load_settings(config).judge
-        if stored.kind != "llama":
-            stored = stored.model_copy(update={"model": None, "model_path": None})
+        judge = load_settings(config).judge
+        stored = judge.table() if judge.kind == "llama" else {}
         chosen = {
-            "threads": threads or stored.threads,
-            "ctx_size": ctx_size or stored.ctx_size,
-            "parallel": parallel or stored.parallel,
+            "threads": threads or stored.get("threads"),
+            "ctx_size": ctx_size or stored.get("ctx_size"),
+            "parallel": parallel or stored.get("parallel"),
         }
         options = ServerOptions(port=port, **{k: v for k, v in chosen.items() if v is not None})
-        file = resolve_model(model or stored.model, model_path or stored.model_path)
+        file = resolve_model(model or stored.get("model"), model_path or stored.get("model_path"))
         server = LlamaServer(file, options)
         typer.echo(f"loading {file.path} …", err=True)
         base_url = server.start()
