@@ -87,6 +87,12 @@ class JudgeSettings(BaseModel):
         """How `key` was given: its command-line option, else the table's key (and file)."""
         return self.option_of(key) or f"{self.where_table()} '{key}'"
 
+    def where_options(self, key: str | None = None) -> str:
+        """`[judge.options]` (with its file when it came from one), or a key of it."""
+        table = self.table_name().removesuffix("]") + ".options]"
+        where = f"{self._source}: {table}" if self._source else table
+        return f"{where} '{key}'" if key else where
+
     def llm_keys_without_kind(self) -> list[str]:
         """The keys only an LLM judge reads (`model`, `base_url`, `model_path`) that are set
         while `kind` is not: the default judge, local, would ignore them."""

@@ -124,7 +124,7 @@ def test_an_embedding_endpoint_for_the_llama_judge_is_refused_not_ignored(tmp_pa
 def test_keys_shared_by_the_llm_judges_name_both(tmp_path):
     path = toml(tmp_path, "[judge.options]\nn_questions = 2\n")  # the local judge, by default
     assert refused(path) == (
-        "[judge.options] 'n_questions': not an option of the local judge; the openai and "
+        f"{path}: [judge.options] 'n_questions': not an option of the local judge; the openai and "
         "the llama judges take it"
     )
 

@@ -81,7 +81,7 @@ def check_options(kind: JudgeKind[Options], settings: JudgeSettings) -> Options:
         if key in model.model_fields:
             chosen[key] = value
             continue
-        where = f"[judge.options] '{key}'" if in_options else settings.where(key)
+        where = settings.where_options(key) if in_options else settings.where(key)
         if key in kind.refused:
             raise ConfigError(kind.refused[key])
         takers = other_judges_taking(key, kind.name)
@@ -131,9 +131,9 @@ def _value_error(exc: ValidationError, settings: JudgeSettings, name: str) -> Co
     message = first["msg"].removeprefix("Value error, ")  # a check across keys
     message = message[:1].lower() + message[1:]
     if not key:
-        where = "[judge.options]" if settings.options else settings.where_table()
+        where = settings.where_options() if settings.options else settings.where_table()
     elif key in settings.options:
-        where = f"[judge.options] '{key}'"
+        where = settings.where_options(key)
     else:
         where = settings.where(key)
     return ConfigError(f"{where}: {message} (the {name} judge)")
