@@ -32,12 +32,15 @@ def serve_judge(
     Prints the OpenAI-compatible base URL and the `ragmeter run` line that judges with it.
     Defaults come from the `\\[judge]` table of ragmeter.toml when its kind is `llama`.
     """
+    from .. import api
     from ..config import load_settings
     from ..judges.llama import LlamaServer, ServerOptions, resolve_model
 
     with user_errors():
         judge = load_settings(config).judge
-        stored = judge.table() if judge.kind == "llama" else {}
+        # a llama table is checked as the llama judge checks it; another judge's is not ours
+        checked = api.check_judge_settings(judge) if judge.kind == "llama" else None
+        stored = checked.model_dump() if checked is not None else {}
         chosen = {
             "threads": threads or stored.get("threads"),
             "ctx_size": ctx_size or stored.get("ctx_size"),

@@ -96,8 +96,10 @@ def check_options(kind: JudgeKind[Options], settings: JudgeSettings) -> Options:
 
 
 def other_judges_taking(key: str, name: str) -> list[str]:
-    """The built-in judges other than `name` that take `key` (their options are imported
-    only here, when a key is not the judge's own)."""
+    """The built-in judges other than `name` that take `key`. Their options models are
+    imported only here, when a key is not the judge's own: a local run given an LLM judge's key
+    (`--no-cache`, `--max-cost`, a table written for the openai judge) imports the LLM
+    judge's modules to know it is one (about 0.15 s), where a run without one does not."""
     from .factories import BUILTIN
 
     return [k.name for k in BUILTIN if k.name != name and key in k.options().model_fields]
