@@ -1,9 +1,9 @@
 """Find judges by name through the `ragmeter.judges` entry points (built-ins included).
 
 An entry point names a factory ``create(settings: JudgeSettings) -> Judge``; third-party
-packages add judges by declaring one in their own metadata. What the factory returns goes
-through :func:`~ragmeter.judges.base.ensure_judge`, so a judge with only `name`, `fingerprint`
-and `judge` works too.
+packages add judges by declaring one in their own metadata. The factory's judge is returned as
+it is: `ragmeter.api` (the door it comes in by) adapts one that does not subclass
+:class:`~ragmeter.judges.base.JudgeBase`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
 from .._exceptions import ConfigError
-from .base import ensure_judge
 
 if TYPE_CHECKING:
     from ..config import JudgeSettings
@@ -30,7 +29,6 @@ def create_judge(settings: JudgeSettings) -> Judge:
     """Build the judge `settings.kind` names."""
     for ep in entry_points(group=GROUP):
         if ep.name == settings.kind:
-            # a plugin written against the three-member protocol gets the optional members
-            return ensure_judge(ep.load()(settings))
+            return ep.load()(settings)  # adapted at the door (ragmeter.api) when it must be
     names = ", ".join(available_judges()) or "none installed"
     raise ConfigError(f"unknown judge '{settings.kind}'; available: {names}")
