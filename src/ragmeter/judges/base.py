@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
+from .._util.sync import run_sync
 from ..vocabulary import (  # noqa: F401  (re-exported for judge authors)
     GENERATION_METRICS,
     METRICS,
@@ -109,6 +110,18 @@ class JudgeBase(ABC):
     async def aclose(self) -> None:  # noqa: B027 (a default, not abstract)
         """Release connections, caches, servers; called once when the run ends. Nothing to
         release here."""
+
+    def close(self) -> None:
+        """:meth:`aclose` for synchronous code, on the event loop `ragmeter.evaluate` ran the
+        judge on: what a judge you built yourself and used with `evaluate` is closed with (or
+        use it in a `with` block). A judge used from your own event loop: `await aclose()`."""
+        run_sync(self.aclose())
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 if TYPE_CHECKING:
