@@ -3,9 +3,9 @@
 An entry point names a factory ``create(settings: JudgeSettings) -> Judge``; third-party
 packages add judges by declaring one in their own metadata. A factory that is a
 :class:`~ragmeter.judges.options.JudgeKind` declares its options model: its settings are
-checked against it before it builds (the built-in judges are). What the factory returns goes
-through :func:`~ragmeter.judges.base.ensure_judge`, so a judge with only `name`, `fingerprint`
-and `judge` works too.
+checked against it before it builds (the built-in judges are). The factory's judge is returned
+as it is: `ragmeter.api` (the door it comes in by) adapts one that does not subclass
+:class:`~ragmeter.judges.base.JudgeBase`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
 from .._exceptions import ConfigError
-from .base import ensure_judge
 from .options import JudgeKind
 
 if TYPE_CHECKING:
@@ -51,6 +50,6 @@ def check_judge_settings(settings: JudgeSettings) -> BaseModel | None:
 
 
 def create_judge(settings: JudgeSettings) -> Judge:
-    """Build the judge `settings.kind` names."""
-    # a plugin written against the three-member protocol gets the optional members
-    return ensure_judge(judge_factory(settings.kind)(settings))
+    """Build the judge `settings.kind` names (returned as it is: `ragmeter.api`, the door it
+    comes in by, adapts it when it must be)."""
+    return judge_factory(settings.kind)(settings)
