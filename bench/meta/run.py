@@ -71,12 +71,12 @@ def fmt(m: Measure | None) -> tuple[str, str]:
 
 
 def build_judge(args: argparse.Namespace) -> Any:
-    from ragmeter.judges.registry import create_judge
+    from ragmeter.api import build_judge as judge_from  # the door: calibrate_async takes its judge
 
     settings = JudgeSettings(
         kind=args.judge, model=args.model, base_url=args.base_url, concurrency=args.concurrency
     )
-    return create_judge(settings)
+    return judge_from(settings)
 
 
 def load_set(name: str, data: Path, limit: int) -> list[LabelledCase]:
