@@ -1,6 +1,7 @@
 """The llama judge's one-token verdicts on the demo set: seconds a case and the issue-32 targets.
 
     python bench/verdicts.py demo --en 4 --zh 4                 # starts the bundled 1.5B
+    python bench/verdicts.py demo --metrics answer_relevancy    # answer relevancy alone
     python bench/verdicts.py demo --base-url http://127.0.0.1:8391/v1   # a running server
     python bench/verdicts.py compare --en 1 --zh 1 --base-url ...   # verifier vs JSON modes
     python bench/verdicts.py throughput --parallel 2            # the sample at once, N slots
