@@ -27,8 +27,8 @@ from typing import Any
 
 from common import MODEL, finish, print_table, synthetic_cases
 
-from ragmeter.llm import forget_output_modes
-from ragmeter.llm.cost import BATCH_PRICE_SHARE, PriceTable
+from ragmeter.clients import forget_output_modes
+from ragmeter.clients.cost import BATCH_PRICE_SHARE, PriceTable
 from ragmeter.testing import FakeOpenAI, Smart
 
 POLL_SECONDS = 0.5

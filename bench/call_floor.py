@@ -87,7 +87,7 @@ async def _aiohttp(bodies: list[dict[str, Any]], base_url: str, concurrency: int
 async def _sdk(bodies: list[dict[str, Any]], base_url: str, concurrency: int) -> None:
     import orjson
 
-    from ragmeter.llm.client import new_sdk_client
+    from ragmeter.clients.client import new_sdk_client
 
     sdk = new_sdk_client("EMPTY", base_url, 120)
     gate = asyncio.Semaphore(concurrency)
@@ -105,8 +105,8 @@ async def _sdk(bodies: list[dict[str, Any]], base_url: str, concurrency: int) ->
 async def _chat_client(
     bodies: list[dict[str, Any]], base_url: str, concurrency: int, cache: Path
 ) -> None:
-    from ragmeter.llm.cache import LLMCache
-    from ragmeter.llm.client import ChatClient
+    from ragmeter.clients.cache import LLMCache
+    from ragmeter.clients.client import ChatClient
 
     top = max((b.get("top_logprobs", 0) for b in bodies), default=0)
     client = ChatClient(

@@ -43,7 +43,7 @@ def parse(spec: str) -> dict[str, int]:
 def start(settings: dict[str, int]) -> tuple[Any, str]:
     import xllamacpp
 
-    from ragmeter.llama import resolve_model
+    from ragmeter.judges.llama import resolve_model
 
     model = resolve_model(None, None)
     params = xllamacpp.CommonParams()

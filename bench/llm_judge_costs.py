@@ -19,10 +19,10 @@ from pathlib import Path
 
 from ragmeter.api import build_judge, run_and_save
 from ragmeter.cases import load_cases
+from ragmeter.clients import forget_output_modes
 from ragmeter.config import JudgeSettings, Settings
 from ragmeter.demo import DemoConfig, DemoPipeline, demo_cases_path
 from ragmeter.judges.base import METRICS
-from ragmeter.llm import forget_output_modes
 from ragmeter.pipeline import CallablePipeline
 from ragmeter.testing import FakeOpenAI, Fault, Smart
 

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from common import finish, print_table
 
-from ragmeter.llm.embeddings import bigram_cosine
+from ragmeter.embeddings.similarity import bigram_cosine
 from ragmeter.stats import bootstrap_ci
 
 PAIRS = Path(__file__).resolve().parent / "data" / "paraphrase_pairs.json"

@@ -179,8 +179,8 @@ def arrays(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def fit(args: argparse.Namespace) -> None:
+    from ragmeter.judges.llama import BUNDLED_MODELS
     from ragmeter.judges.llm.verifier import statement_prompt_version
-    from ragmeter.llama import BUNDLED_MODELS
 
     data = load()
     p_fit, y_fit = arrays(data.get("en_fit", []) + data.get("zh_fit", []))

@@ -65,16 +65,16 @@ def affected(name: str, limit: int) -> list[tuple[Sample, str, list[int]]]:
 
 
 async def run(args: argparse.Namespace) -> None:
+    from ragmeter.judges.llama import LlamaServer, resolve_model
+    from ragmeter.judges.llama.judge import start_llama_judge
     from ragmeter.judges.llm.calibration import calibrate
     from ragmeter.judges.llm.context import Spend
-    from ragmeter.judges.llm.llama import start_llama_judge
     from ragmeter.judges.llm.verifier import (
         ask_in_groups,
         question_block,
         sample_windows,
         statement_messages,
     )
-    from ragmeter.llama import LlamaServer, resolve_model
 
     judge = start_llama_judge(LlamaServer(resolve_model(None, None)))
     calibration = judge.config.calibration

@@ -56,7 +56,7 @@ class _Attached:
     def __init__(self, url: str, model_id: str) -> None:
         from types import SimpleNamespace
 
-        from ragmeter.llama import BUNDLED_MODELS
+        from ragmeter.judges.llama import BUNDLED_MODELS
 
         sha = next(
             (m.sha256 for m in BUNDLED_MODELS.values() if model_id == f"{m.name}@{m.sha256[:12]}"),
@@ -88,7 +88,7 @@ def record_server_timings() -> None:
     tagged with the metric of the call (`ChatClient.complete`'s argument)."""
     import openai
 
-    from ragmeter.llm.client import ChatClient
+    from ragmeter.clients.client import ChatClient
 
     post = openai.AsyncOpenAI.post
     complete = ChatClient.complete
@@ -196,13 +196,13 @@ def claim_ps(result: Any) -> list[float]:
 
 
 async def demo(args: argparse.Namespace) -> None:
-    from ragmeter.judges.llm.llama import start_llama_judge
+    from ragmeter.judges.llama.judge import start_llama_judge
 
     chosen, hallucinated, sources = await samples(args.en, args.zh)
     if args.base_url:
         server: Any = _Attached(args.base_url, args.model)
     else:
-        from ragmeter.llama import LlamaServer, ServerOptions, resolve_model
+        from ragmeter.judges.llama import LlamaServer, ServerOptions, resolve_model
 
         options = ServerOptions(
             parallel=args.parallel, **({"threads": args.threads} if args.threads else {})
@@ -267,7 +267,7 @@ async def compare(args: argparse.Namespace) -> None:
     """Seconds a case, all four metrics, every metric in verifier mode against every metric in
     JSON mode (the path for large endpoint models), the same cases under the same load, the
     two alternating which goes first; no call cache."""
-    from ragmeter.judges.llm.llama import start_llama_judge
+    from ragmeter.judges.llama.judge import start_llama_judge
 
     chosen, _, _ = await samples(args.en, args.zh)
     json_modes = {
@@ -326,8 +326,8 @@ def judged_row(sample: Sample, results: Any, seconds: float, calls: int) -> dict
 async def serve_cases(args: argparse.Namespace) -> None:
     """A child of `alternate`: one server and judge, then each case index read from stdin
     judged on all four metrics, its row written to stdout as one JSON line."""
-    from ragmeter.judges.llm.llama import start_llama_judge
-    from ragmeter.llama import LlamaServer, ServerOptions, resolve_model
+    from ragmeter.judges.llama import LlamaServer, ServerOptions, resolve_model
+    from ragmeter.judges.llama.judge import start_llama_judge
 
     chosen, _, _ = await samples(args.en, args.zh)
     options = ServerOptions(threads=args.threads)
@@ -474,8 +474,8 @@ def alternate_table(data: dict[str, Any], key: str = "alternate") -> None:
 def claims(row: dict[str, Any], key: str, calibrated: bool) -> list[float]:
     """A row's claim probabilities, raw or calibrated (with the shipped calibration of the
     bundled 1.5B model), whichever way the run recorded them."""
+    from ragmeter.judges.llama import BUNDLED_MODELS, DEFAULT_MODEL
     from ragmeter.judges.llm.calibration import calibrate, shipped_calibration
-    from ragmeter.llama import BUNDLED_MODELS, DEFAULT_MODEL
 
     shipped = shipped_calibration(BUNDLED_MODELS[DEFAULT_MODEL].sha256)
     used = row.get("calibration")
@@ -491,8 +491,8 @@ def claims(row: dict[str, Any], key: str, calibrated: bool) -> list[float]:
 async def throughput(args: argparse.Namespace) -> None:
     """Seconds for the whole sample judged at once (the runner's way) on a server this bench
     starts with `--parallel` slots; no call cache."""
-    from ragmeter.judges.llm.llama import start_llama_judge
-    from ragmeter.llama import LlamaServer, ServerOptions, resolve_model
+    from ragmeter.judges.llama import LlamaServer, ServerOptions, resolve_model
+    from ragmeter.judges.llama.judge import start_llama_judge
 
     chosen, _, _ = await samples(args.en, args.zh)
     options = ServerOptions(

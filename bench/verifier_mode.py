@@ -339,7 +339,7 @@ def main() -> None:
         asyncio.run(speed(args, demo_samples(args.en, args.zh)))
     elif args.part == "agreement":
         if args.cache is None:
-            from ragmeter.llm.cache import default_cache_path
+            from ragmeter.clients.cache import default_cache_path
 
             args.cache = default_cache_path()
         asyncio.run(agreement(args))

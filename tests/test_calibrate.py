@@ -202,7 +202,7 @@ def test_run_report_shows_calibration_or_uncalibrated(tmp_path, monkeypatch):
 
 
 def test_cli_with_openai_judge_against_fake_server(tmp_path, monkeypatch):
-    from ragmeter.llm import forget_output_modes
+    from ragmeter.clients import forget_output_modes
 
     forget_output_modes()
     monkeypatch.setenv("RAGMETER_CACHE_DIR", str(tmp_path / "cache"))
@@ -339,7 +339,7 @@ def write_scored_labels(path) -> None:
 def calibrate_llm(tmp_path, *, graded: str | None = None, logprobs: str = "yes"):
     """`ragmeter calibrate` with the LLM judge against the fake server: output, saved
     calibration and chat calls."""
-    from ragmeter.llm import forget_output_modes
+    from ragmeter.clients import forget_output_modes
 
     forget_output_modes()
     labels = tmp_path / "labels.jsonl"
@@ -457,9 +457,9 @@ def stored_points(run_dir):
 def test_calibrate_run_measures_the_other_scoring_from_stored_evidence(tmp_path, monkeypatch):
     from ragmeter.api import run_and_save
     from ragmeter.cases import Case
+    from ragmeter.clients import forget_output_modes
     from ragmeter.config import Settings
     from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
-    from ragmeter.llm import forget_output_modes
     from ragmeter.pipeline import PrecomputedPipeline
 
     forget_output_modes()

@@ -9,6 +9,7 @@ import pytest
 from ragmeter._exceptions import ConfigError
 from ragmeter.api import resolve_settings
 from ragmeter.config import SettingsOverrides
+from ragmeter.judges.registry import check_judge_settings
 
 
 @pytest.fixture
@@ -156,7 +157,8 @@ def test_python_judge_settings_with_no_kind_are_refused_too():
 def test_concurrency_is_the_cases_and_judge_concurrency_the_calls(config):
     cases = resolve_settings(config, SettingsOverrides(concurrency=2))
     assert cases.concurrency == 2
-    assert cases.judge.concurrency == 8 and "concurrency" not in cases.judge.model_fields_set
+    assert "concurrency" not in cases.judge.model_fields_set
+    assert check_judge_settings(cases.judge).concurrency == 8  # the openai judge's default
     calls = resolve_settings(config, SettingsOverrides(judge_concurrency=5))
     assert calls.judge.concurrency == 5 and calls.concurrency == 3  # 3: the file's
 
@@ -190,14 +192,22 @@ def test_python_judges_take_options_too():
         ragmeter.judge("local", options={"nope": 1})
 
 
+LLAMA_KEYS = (
+    "model", "concurrency", "timeout", "patience", "temperature", "cache_dir", "max_cost",
+    "prices", "generator_model", "faithfulness_mode", "context_recall_mode",
+    "context_precision_mode", "answer_relevancy_mode", "graded", "n_questions", "output_mode",
+    "max_retries", "backoff_base", "model_path", "threads", "ctx_size", "parallel", "max_tokens",
+)  # fmt: skip
+"""Every key the llama judge reads, `[judge]` and `[judge.options]` alike (one mapping)."""
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
         (
             {"max_token": 64},
             "[judge.options] 'max_token': not an option of the llama judge (did you mean "
-            "'max_tokens'?); it takes n_questions, output_mode, max_retries, backoff_base, "
-            "max_tokens",
+            f"'max_tokens'?); it takes {', '.join(LLAMA_KEYS)}",
         ),
         (
             {"max_tokens": 8},
@@ -238,8 +248,8 @@ def test_the_readme_configuration_example_loads_as_documented(tmp_path):
 def test_llama_options_reach_the_server_and_the_judge(monkeypatch):
     """The wiring, without a model: `max_tokens` goes to the server, the LLM options to the
     judge's config, and keys not set stay the llama judge's own defaults."""
-    import ragmeter.judges.llm.llama as llama_judge
-    import ragmeter.llama
+    import ragmeter.judges.llama
+    import ragmeter.judges.llama.judge as llama_judge
     from ragmeter.config import JudgeSettings
     from ragmeter.judges import factories
 
@@ -249,7 +259,7 @@ def test_llama_options_reach_the_server_and_the_judge(monkeypatch):
         started.update(server=server, config=config)
         return "judge"
 
-    monkeypatch.setattr(ragmeter.llama, "resolve_model", lambda model, path: "model-file")
+    monkeypatch.setattr(ragmeter.judges.llama, "resolve_model", lambda model, path: "model-file")
     monkeypatch.setattr(llama_judge, "start_llama_judge", start)
     settings = JudgeSettings(
         kind="llama", threads=1, options={"max_tokens": 64, "n_questions": 2, "max_retries": 1}

@@ -1,6 +1,9 @@
-"""The declared Judge and Pipeline contracts (issue 14): every built-in judge and pipeline has
-every member callers use; an old-style plugin judge (name, fingerprint, judge) and a bare
-pipeline (name, run) are adapted where they come in and still run."""
+"""The judge and pipeline contracts (issues 14 and 33): per contract one protocol (what a
+judge or pipeline must have: `name`, `fingerprint` and `judge`; `name` and `run`) and one base
+class (the rest, with defaults). Every built-in judge and pipeline subclasses its base; one that
+only satisfies the protocol is adapted once, at the door (`ragmeter.api`), runs through every
+entry (Python, a plugin's entry point, the command line), and behind the door the runner gets
+base-class objects only."""
 
 from __future__ import annotations
 
@@ -11,7 +14,8 @@ from typing import Any
 import pytest
 
 import ragmeter
-from ragmeter import Case, evaluate_async
+from ragmeter import Case, api, evaluate_async
+from ragmeter.api import as_judge, as_pipeline
 from ragmeter.config import JudgeSettings, Settings
 from ragmeter.judges import registry
 from ragmeter.judges.base import (
@@ -22,10 +26,9 @@ from ragmeter.judges.base import (
     MetricName,
     MetricResult,
     Sample,
-    ensure_judge,
 )
+from ragmeter.judges.llama.judge import LlamaJudge
 from ragmeter.judges.llm import LLMJudgeConfig, build_llm_judge
-from ragmeter.judges.llm.llama import LlamaJudge
 from ragmeter.judges.local import LocalJudge
 from ragmeter.pipeline import (
     DEFAULT_TIMEOUT,
@@ -36,7 +39,6 @@ from ragmeter.pipeline import (
     PipelineBase,
     PipelineOutput,
     PrecomputedPipeline,
-    ensure_pipeline,
 )
 
 JUDGE_MEMBERS = ("name", "warning", "decision_thresholds", "fingerprint", "judge", "stats",
@@ -50,7 +52,7 @@ CASES = [
 
 
 class OldStyleJudge:
-    """A plugin judge written against the three-member protocol."""
+    """A plugin judge written against the protocol alone: `name`, `fingerprint`, `judge`."""
 
     name = "old-style"
 
@@ -102,7 +104,7 @@ def test_every_builtin_judge_has_the_whole_contract(
         assert isinstance(judge, JudgeBase)
         assert isinstance(judge, Judge)
         assert all(hasattr(judge, member) for member in JUDGE_MEMBERS)
-        assert ensure_judge(judge) is judge  # nothing to adapt
+        assert as_judge(judge) is judge  # nothing to adapt
     assert issubclass(LlamaJudge, JudgeBase)
     local, llm = judges
     assert local.warning is None and local.stats() == {}
@@ -119,28 +121,30 @@ def test_every_builtin_pipeline_has_the_whole_contract(tmp_path: Path) -> None:
         assert isinstance(pipeline, PipelineBase)
         assert isinstance(pipeline, Pipeline)
         assert all(hasattr(pipeline, member) for member in PIPELINE_MEMBERS)
-        assert ensure_pipeline(pipeline) is pipeline
+        assert as_pipeline(pipeline) is pipeline
         asyncio.run(pipeline.aclose())
     assert PrecomputedPipeline().timeout == DEFAULT_TIMEOUT
     assert CallablePipeline(lambda q, h: None, timeout=None).timeout is None
 
 
-def test_an_old_style_judge_and_a_bare_pipeline_are_adapted() -> None:
+def test_the_protocols_are_what_a_plugin_writes_and_the_door_adapts_them_once() -> None:
     old = OldStyleJudge()
-    assert not isinstance(old, Judge)
-    judge = ensure_judge(old)
-    assert isinstance(judge, Judge) and judge.name == "old-style"
+    assert isinstance(old, Judge) and not isinstance(old, JudgeBase)
+    judge = as_judge(old)
+    assert isinstance(judge, JudgeBase) and judge.name == "old-style"
     assert (judge.warning, judge.stats(), judge.decision_thresholds) == (None, {}, {})
-    assert judge.estimate([], METRICS) is None
+    assert judge.estimate([], METRICS) is None and judge.in_rounds is False
+    assert judge.fingerprint() == old.fingerprint()  # the same identity, so the same results
     asyncio.run(judge.aclose())  # nothing to close, no error
-    assert ensure_judge(judge) is judge
+    assert as_judge(judge) is judge  # adapted once: never wrapped again
 
     bare = BarePipeline()
-    assert not isinstance(bare, Pipeline)
-    pipeline = ensure_pipeline(bare)
-    assert isinstance(pipeline, Pipeline)
+    assert isinstance(bare, Pipeline) and not isinstance(bare, PipelineBase)
+    pipeline = as_pipeline(bare)
+    assert isinstance(pipeline, PipelineBase)
     assert (pipeline.name, pipeline.timeout) == ("bare", DEFAULT_TIMEOUT)
     asyncio.run(pipeline.aclose())
+    assert as_pipeline(pipeline) is pipeline
 
 
 def test_an_adapted_judge_keeps_the_optional_members_it_has() -> None:
@@ -153,10 +157,15 @@ def test_an_adapted_judge_keeps_the_optional_members_it_has() -> None:
         def stats(self) -> dict[str, Any]:
             return {"calls": 3}
 
+        @property
+        def in_rounds(self) -> bool:
+            return True
+
         async def aclose(self) -> None:
             closed.append(True)
 
-    judge = ensure_judge(Partial())
+    judge = as_judge(Partial())
+    assert judge.in_rounds is True
     assert judge.warning == "first\nsecond"
     assert judge.decision_thresholds == {"faithfulness": 0.7}
     assert judge.stats() == {"calls": 3}
@@ -191,19 +200,73 @@ def test_old_style_judge_and_bare_pipeline_run_through_every_entry(tmp_path: Pat
     assert (tmp_path / "out" / "results.json").exists()
 
 
-def test_a_plugin_factory_returning_an_old_style_judge_is_adapted(
+class EntryPoint:
+    """A `ragmeter.judges` entry point whose factory returns a protocol-only judge."""
+
+    name = "old-style"
+
+    def load(self) -> Any:
+        return lambda settings: OldStyleJudge()
+
+
+def test_a_plugin_factory_returning_a_protocol_only_judge_is_adapted_at_the_door(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    class EntryPoint:
-        name = "old-style"
-
-        def load(self) -> Any:
-            return lambda settings: OldStyleJudge()
-
     monkeypatch.setattr(registry, "entry_points", lambda group: [EntryPoint()])
-    judge = registry.create_judge(JudgeSettings.model_construct(kind="old-style"))
-    assert isinstance(judge, Judge) and judge.name == "old-style"
+    plain = registry.create_judge(JudgeSettings.model_construct(kind="old-style"))
+    assert isinstance(plain, OldStyleJudge)  # the registry hands it over as it is
+    judge = api.build_judge(JudgeSettings.model_construct(kind="old-style"))
+    assert isinstance(judge, JudgeBase) and judge.name == "old-style"
     assert judge.stats() == {}
+    assert isinstance(ragmeter.judge("old-style"), JudgeBase)
+    rows = [{"id": c.id, "question": c.question, "ground_truth": c.ground_truth} for c in CASES]
+    run = ragmeter.evaluate(rows, BarePipeline(), judge="old-style")
+    assert run.judge == OldStyleJudge().fingerprint()
+    assert all(c.metrics[m].score == 0.75 for c in run.cases for m in METRICS)
+
+
+class FullDuckJudge(OldStyleJudge):
+    """Every member the base class has, without subclassing it."""
+
+    warning = None
+    decision_thresholds: dict[MetricName, float] = {}  # noqa: RUF012
+    in_rounds = False
+
+    def stats(self) -> dict[str, Any]:
+        return {}
+
+    def estimate(self, samples: Any, metrics: Any = METRICS) -> Any:
+        return None
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_behind_the_door_the_runner_gets_base_class_objects_adapted_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    received: list[tuple[Any, Any]] = []
+    runner = api.judge_cases
+
+    async def spy(cases: Any, pipeline: Any, judge: Any, **options: Any) -> Any:
+        received.append((pipeline, judge))
+        return await runner(cases, pipeline, judge, **options)
+
+    monkeypatch.setattr(api, "judge_cases", spy)
+    rows = [{"id": c.id, "question": c.question, "ground_truth": c.ground_truth} for c in CASES]
+    judges = [OldStyleJudge(), FullDuckJudge(), OldStyleJudge(), FullDuckJudge()]
+    pipelines = [BarePipeline() for _ in judges]
+    ragmeter.evaluate(rows, pipelines[0], judge=judges[0])
+    asyncio.run(evaluate_async(CASES, pipelines[1], judges[1]))
+    out = tmp_path / "out"
+    api.run_and_save(CASES, pipelines[2], Settings(), out_dir=out, judge=judges[2])
+    api.run_and_save(CASES, pipelines[3], Settings(), out_dir=out, judge=judges[3], overwrite=True)
+    assert len(received) == 4
+    for (pipeline, judge), given_pipeline, given_judge in zip(
+        received, pipelines, judges, strict=True
+    ):
+        assert isinstance(pipeline, PipelineBase) and isinstance(judge, JudgeBase)
+        assert pipeline.inner is given_pipeline and judge.inner is given_judge  # wrapped once
 
 
 def test_estimating_with_a_judge_that_pays_nothing_runs_no_pipeline() -> None:
@@ -217,3 +280,57 @@ def test_estimating_with_a_judge_that_pays_nothing_runs_no_pipeline() -> None:
 
     assert estimate_run(CASES, CallablePipeline(rag), Settings()) is None
     assert calls == []
+
+
+PLUGIN_MODULE = """
+from ragmeter import PipelineOutput
+
+
+class BarePipeline:
+    name = "bare"
+
+    async def run(self, case):
+        return PipelineOutput(contexts=["Refunds take 14 days."], answer="14 days.")
+
+
+rag = BarePipeline()
+"""
+
+
+def test_the_command_line_runs_a_protocol_only_plugin_judge_and_pipeline(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    (tmp_path / "bare_rag_plugin.py").write_text(PLUGIN_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(__import__("sys").modules, "bare_rag_plugin", raising=False)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [EntryPoint()])
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("".join(json.dumps(c.model_dump(exclude_none=True)) + "\n" for c in CASES))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app,
+        ["run", "--cases", str(cases), "--pipeline", "bare_rag_plugin:rag",
+         "--judge", "old-style", "--out", str(out), "--no-progress"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads((out / "results.json").read_text())
+    assert data["run"]["pipeline"] == "bare"
+    assert data["judge"]["kind"] == "old-style"
+    assert [c["answer"] for c in data["cases"]] == ["14 days.", "14 days."]
+    assert {c["metrics"]["faithfulness"]["score"] for c in data["cases"]} == {0.75}
+
+
+def test_the_plugins_page_example_runs_as_written() -> None:
+    import re
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    assert blocks, "docs/plugins.md has no Python example"
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), {})

@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 
 from ragmeter._exceptions import JudgeUnavailable
 from ragmeter.cli import app
+from ragmeter.clients import forget_output_modes
 from ragmeter.generate import SKIP_NO_REPLY, load_documents
 from ragmeter.generate.with_llama import GENERATE_MAX_TOKENS, generate_server, generate_with_llama
-from ragmeter.llama import LlamaServer, ModelFile, installed_models
-from ragmeter.llm import forget_output_modes
+from ragmeter.judges.llama import LlamaServer, ModelFile, installed_models
 from ragmeter.testing import FakeOpenAI
 from ragmeter.testing.fake_openai import Fault
 from ragmeter.testing.responders import Scripted
@@ -84,7 +84,7 @@ def test_the_server_is_stopped_when_generation_fails(docs_dir: Path) -> None:  #
 
 
 def test_replies_are_bounded_and_the_model_is_the_judges() -> None:
-    from ragmeter.llama import DEFAULT_MODEL, installed_models
+    from ragmeter.judges.llama import DEFAULT_MODEL, installed_models
 
     if DEFAULT_MODEL not in installed_models():
         pytest.skip("needs the llama extra (the 1.5B model)")

@@ -10,6 +10,7 @@ from ragmeter._exceptions import JudgeUnavailable
 from ragmeter.cases import load_cases
 from ragmeter.cases.lint import lint_cases
 from ragmeter.cli import app
+from ragmeter.clients import ChatClient, LLMCache, forget_output_modes
 from ragmeter.generate import (
     SKIP_LANG,
     SKIP_NO_REPLY,
@@ -17,7 +18,6 @@ from ragmeter.generate import (
     generate_llm,
     load_documents,
 )
-from ragmeter.llm import ChatClient, LLMCache, forget_output_modes
 from ragmeter.testing import FakeOpenAI
 from ragmeter.testing.fake_openai import Fault
 from ragmeter.testing.responders import FakeRequest, Scripted

@@ -37,15 +37,14 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "cases": FOUNDATION,
     "pipeline": FOUNDATION | {"cases"},
     "frameworks": FOUNDATION | {"cases", "pipeline"},
-    "embeddings": FOUNDATION,
-    "llama": FOUNDATION,
-    "llm": FOUNDATION | {"embeddings"},
-    "judges": FOUNDATION | {"config", "embeddings", "llama", "llm"},
+    "clients": FOUNDATION,
+    "embeddings": FOUNDATION | {"clients"},
+    "judges": FOUNDATION | {"clients", "config", "embeddings"},
     "results": FOUNDATION | {"cases", "config", "stats"},
     "compare": FOUNDATION | {"cases", "config", "results", "stats"},
     "vary": FOUNDATION | {"cases", "pipeline", "results"},
     "demo": FOUNDATION | {"embeddings"},
-    "generate": FOUNDATION | {"cases", "demo", "judges", "llama", "llm", "results", "vary"},
+    "generate": FOUNDATION | {"cases", "clients", "demo", "judges", "results", "vary"},
     "run": FOUNDATION | {"cases", "config", "judges", "pipeline", "results", "stats"},
     "api": FOUNDATION
     | {"cases", "config", "demo", "frameworks", "judges", "pipeline", "results", "run"},
@@ -55,25 +54,24 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     | {
         "api",
         "cases",
+        "clients",
         "compare",
         "config",
         "generate",
         "judges",
-        "llama",
-        "llm",
         "pipeline",
         "report",
         "results",
         "run",
         "vary",
     },
-    "testing": FOUNDATION | {"llm"},
+    "testing": FOUNDATION | {"clients"},
     "__init__": frozenset(),  # the public names, read lazily from anywhere below
 }
 
-TYPE_ONLY: dict[str, frozenset[str]] = {"report": frozenset({"generate", "llm"})}
+TYPE_ONLY: dict[str, frozenset[str]] = {"report": frozenset({"clients", "generate"})}
 """Packages a layer may name in type hints only (under `if TYPE_CHECKING:`): the models of the
-cost estimate (`llm.cost`) and of generated eval sets that renderers read."""
+cost estimate (`clients.cost`) and of generated eval sets that renderers read."""
 
 NOT_THROUGH: dict[str, tuple[str, ...]] = {
     "cli": ("run", "run._runner", "judges.registry", "judges.factories"),
@@ -167,7 +165,7 @@ def test_every_package_has_its_place() -> None:
 
 @pytest.mark.parametrize("package", ["results", "cases", "stats"])
 def test_results_cases_and_stats_never_import_a_judge(package: str) -> None:
-    judging = {"judges", "llm", "embeddings", "llama", "run", "api"}
+    judging = {"judges", "clients", "embeddings", "run", "api"}
     assert not MAY_IMPORT[package] & judging
 
 
@@ -190,7 +188,11 @@ def test_results_cases_and_stats_never_import_a_judge(package: str) -> None:
             "results/summary.py:2 imports judges.rules",
         ),
         ("cases/lint.py", "import ragmeter.judges.rules", "cases/lint.py:1 imports judges.rules"),
-        ("stats/ppi.py", "from ragmeter.llm import errors", "stats/ppi.py:1 imports llm.errors"),
+        (
+            "stats/ppi.py",
+            "from ragmeter.clients import errors",
+            "stats/ppi.py:1 imports clients.errors",
+        ),
         (
             "compare/__init__.py",
             "def f():\n    from ..report.failures import x",
@@ -199,7 +201,11 @@ def test_results_cases_and_stats_never_import_a_judge(package: str) -> None:
         ("api.py", "import ragmeter.cli.progress", "api.py:1 imports cli.progress"),
         ("report/y.py", "from ..cli import _app", "report/y.py:1 imports cli._app"),
         ("report/y.py", "from ..run import _runner", "report/y.py:1 imports run._runner"),
-        ("report/y.py", "from ..llm.cost import Estimate", "report/y.py:1 imports llm.cost"),
+        (
+            "report/y.py",
+            "from ..clients.cost import Estimate",
+            "report/y.py:1 imports clients.cost",
+        ),
         (
             "cli/run.py",
             "from ..run import judge_cases",
@@ -221,10 +227,10 @@ def test_the_check_catches_each_kind_of_import_a_layer_may_not_make(
     tmp_path: Path, source: str, code: str, expected: str
 ) -> None:
     fake = tmp_path / "ragmeter"
-    for package in ("run", "llm", "cli", "judges/llm", "judges"):
+    for package in ("run", "clients", "cli", "judges/llm", "judges"):
         (fake / package).mkdir(parents=True, exist_ok=True)
         (fake / package / "__init__.py").write_text("", encoding="utf-8")
-    for module in ("run/_runner.py", "llm/cost.py", "llm/errors.py", "cli/_app.py"):
+    for module in ("run/_runner.py", "clients/cost.py", "clients/errors.py", "cli/_app.py"):
         (fake / module).write_text("", encoding="utf-8")
     (fake / "judges/llm/graded.py").write_text("", encoding="utf-8")
     (fake / source).parent.mkdir(parents=True, exist_ok=True)
@@ -236,7 +242,8 @@ def test_renderers_may_name_the_models_they_read_in_type_hints(tmp_path: Path) -
     fake = tmp_path / "ragmeter"
     (fake / "report").mkdir(parents=True)
     code = (
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..llm.cost import Estimate\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from ..clients.cost import Estimate\n"
     )
     (fake / "report" / "dry_run.py").write_text(code, encoding="utf-8")
     assert _wrong(fake / "report" / "dry_run.py", fake) == []

@@ -126,7 +126,7 @@ def test_exiting_while_minilm_loads_in_the_background_keeps_the_exit_status(
         """
         import sys, threading, time
         import onnxruntime.capi.onnxruntime_inference_collection as collection
-        from ragmeter.llm.embeddings import LocalSimilarity
+        from ragmeter.embeddings.similarity import LocalSimilarity
 
         entered = threading.Event()
 

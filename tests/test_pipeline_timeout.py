@@ -23,15 +23,21 @@ import pytest
 from local_http import serving
 from ragmeter._exceptions import PipelineError
 from ragmeter.cases import Case
-from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
-from ragmeter.pipeline import CallablePipeline, HttpPipeline, PipelineTimeout, run_case
+from ragmeter.judges.base import METRICS, JudgeBase, JudgeFingerprint, MetricResult, Sample
+from ragmeter.pipeline import (
+    CallablePipeline,
+    HttpPipeline,
+    PipelineBase,
+    PipelineTimeout,
+    run_case,
+)
 from ragmeter.run._runner import evaluate
 
 CASE = Case(id="q1", question="What is the refund window?")
 RAGMETER = str(Path(sys.executable).parent / "ragmeter")
 
 
-class AlwaysOne:
+class AlwaysOne(JudgeBase):
     """A judge that scores every answer 1.0."""
 
     name = "always-one"
@@ -72,7 +78,7 @@ def test_a_hung_sync_callable_times_out_its_case_and_the_run_goes_on() -> None:
 
 
 async def test_a_pipeline_of_any_kind_gets_the_default_deadline_or_its_own() -> None:
-    class Stalls:  # a user's own Pipeline, with its own timeout attribute
+    class Stalls(PipelineBase):  # a user's own pipeline, with its own timeout
         name = "stalls"
         timeout = 0.3
 

@@ -1,4 +1,5 @@
-"""The runner with small pipeline and judge implementations of the public protocols."""
+"""The runner with small pipelines and judges on the base classes (the runner takes them as
+the door, `ragmeter.api`, hands them over: adapted once, never again here)."""
 
 import asyncio
 
@@ -6,13 +7,13 @@ import pytest
 
 from ragmeter._exceptions import PipelineError
 from ragmeter.cases import Case
-from ragmeter.judges.base import METRICS, JudgeFingerprint, MetricResult, Sample
+from ragmeter.judges.base import METRICS, JudgeBase, JudgeFingerprint, MetricResult, Sample
 from ragmeter.judges.rules import precheck
-from ragmeter.pipeline import CallablePipeline, PipelineOutput
+from ragmeter.pipeline import CallablePipeline, PipelineBase, PipelineOutput
 from ragmeter.run._runner import TRACEBACK_NOTE, evaluate, judge_cases
 
 
-class EchoPipeline:
+class EchoPipeline(PipelineBase):
     name = "echo"
 
     async def run(self, case: Case) -> PipelineOutput:
@@ -22,7 +23,7 @@ class EchoPipeline:
         return PipelineOutput(contexts=[f"ctx {case.id}"], answer=f"answer {case.id}")
 
 
-class CountingJudge:
+class CountingJudge(JudgeBase):
     """Scores 1.0 when the answer mentions the case id; raises for one case."""
 
     name = "counting"
@@ -85,7 +86,7 @@ def test_repeats_keep_every_judgement():
     assert run.cases[0].metrics["faithfulness"].score == 1.0
 
 
-class EmptyAnswerPipeline:
+class EmptyAnswerPipeline(PipelineBase):
     name = "empty"
 
     async def run(self, case: Case) -> PipelineOutput:
@@ -137,7 +138,7 @@ def test_a_case_over_the_size_limit_is_unscored_with_the_reason(monkeypatch):
         evaluate(_cases("a"), EchoPipeline(), CountingJudge())
 
 
-class NamingPipeline:
+class NamingPipeline(PipelineBase):
     """Fails as pipelines do, naming the case in its messages."""
 
     name = "naming"
@@ -206,7 +207,7 @@ def test_unscored_results_carry_a_code_and_a_reason_without_the_case_id():
     assert run.health is not None and run.health.n_budget_unjudged == 2
 
 
-class LeakyPipeline:
+class LeakyPipeline(PipelineBase):
     """Fails the way a misconfigured RAG service does: its error echoes the credentials."""
 
     name = "leaky"
@@ -237,7 +238,7 @@ def test_keys_and_url_passwords_in_pipeline_and_judge_errors_are_never_stored():
     assert reason == "judge error: RuntimeError: judge key *** rejected"
 
 
-class GaugeJudge:
+class GaugeJudge(JudgeBase):
     """Counts the cases being judged at once; each judgement waits a little."""
 
     name = "gauge"
@@ -283,7 +284,7 @@ def traced_rag(question: str, history: list[dict[str, str]]) -> dict[str, object
     return {"contexts": ["ctx"], "answer": "answer"}
 
 
-class TracedPipeline:
+class TracedPipeline(PipelineBase):
     name = "traced"
 
     async def run(self, case: Case) -> PipelineOutput:

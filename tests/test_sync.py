@@ -10,8 +10,8 @@ import pytest
 
 import ragmeter
 from ragmeter._util.sync import run_sync
-from ragmeter.llm import ChatClient
-from ragmeter.llm.cache import LLMCache
+from ragmeter.clients import ChatClient
+from ragmeter.clients.cache import LLMCache
 from ragmeter.testing import FakeOpenAI, Smart
 
 ROWS = [

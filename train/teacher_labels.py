@@ -122,14 +122,14 @@ def done_ids(path: Path) -> set[str]:
 
 
 async def label(args: argparse.Namespace) -> None:
+    from ragmeter.clients.cache import LLMCache
+    from ragmeter.clients.client import ChatClient
+    from ragmeter.clients.retry import RetryPolicy
     from ragmeter.judges.llm.verifier import (
         statement_messages,
         verifier_prompt_version,
         yes_probability,
     )
-    from ragmeter.llm.cache import LLMCache
-    from ragmeter.llm.client import ChatClient
-    from ragmeter.llm.retry import RetryPolicy
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     seen = done_ids(args.out)

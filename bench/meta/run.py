@@ -73,7 +73,7 @@ def fmt(m: Measure | None) -> tuple[str, str]:
 
 
 def build_judge(args: argparse.Namespace) -> Any:
-    from ragmeter.judges.registry import create_judge
+    from ragmeter.api import build_judge as judge_from  # the door: calibrate_async takes its judge
 
     settings = JudgeSettings(
         kind=args.judge,
@@ -82,7 +82,7 @@ def build_judge(args: argparse.Namespace) -> Any:
         concurrency=args.concurrency,
         threads=args.threads,
     )
-    return create_judge(settings)
+    return judge_from(settings)
 
 
 def load_set(name: str, data: Path, limit: int) -> list[LabelledCase]:

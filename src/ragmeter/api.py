@@ -6,6 +6,12 @@ command line and the pytest plugin call (:func:`run_and_save`, :func:`estimate_r
 calibration notes, then hands all three to the runner (`ragmeter.run`, internal), which keeps
 the notes of the metrics that ran.
 
+A judge or pipeline object from outside (the user's, or a plugin's factory's) needs only the
+:class:`~ragmeter.judges.base.Judge` or :class:`~ragmeter.pipeline.Pipeline` protocol; one that
+does not subclass :class:`~ragmeter.judges.base.JudgeBase` or
+:class:`~ragmeter.pipeline.PipelineBase` is adapted here, once (:func:`as_judge`,
+:func:`as_pipeline`), and everything behind the door takes the base classes.
+
 `data` may be in any usual shape (:func:`ragmeter.cases.cases_from`): a list of dicts, a pandas
 DataFrame, a `datasets.Dataset`, a dict of columns, :class:`Case` objects, or an eval file.
 """
@@ -34,18 +40,18 @@ from .config import JudgeSettings, Settings, SettingsOverrides, apply_overrides,
 from .config import load_settings as _load_settings
 from .demo import DemoConfig, DemoPipeline, demo_cases_path
 from .frameworks import framework_of, python_pipeline
-from .judges.base import Judge, MinimalJudge, ensure_judge
-from .judges.registry import create_judge
+from .judges.base import Judge, JudgeBase
+from .judges.registry import check_judge_settings, create_judge
 from .pipeline import (
     DEFAULT_TIMEOUT,
     AnswersFilePipeline,
     CallablePipeline,
     HttpPipeline,
-    MinimalPipeline,
     Pipeline,
+    PipelineBase,
+    PipelineOutput,
     PrecomputedPipeline,
     check_timeout,
-    ensure_pipeline,
     load_target,
     run_case,
 )
@@ -65,12 +71,20 @@ from .results.health import DEFAULT_MIN_SCORED_SHARE
 from .results.spool import CaseSpool
 from .run import build_sample, judge_cases
 from .run.calibrate import calibrate_async, calibration_notes
-from .vocabulary import METRICS, Lang, MetricName, Sample, needs_contexts
+from .vocabulary import (
+    METRICS,
+    JudgeFingerprint,
+    Lang,
+    MetricName,
+    MetricResult,
+    Sample,
+    needs_contexts,
+)
 
 if TYPE_CHECKING:
     from .cases.labels import LabelledCase
 
-ProgressDisplay = Callable[[int, Judge], AbstractContextManager[Callable[[CaseResult], None]]]
+ProgressDisplay = Callable[[int, JudgeBase], AbstractContextManager[Callable[[CaseResult], None]]]
 """Shows a run's progress: called with the number of cases and the judge, it yields the
 callback each finished case is passed to (the CLI passes its progress bar)."""
 
@@ -82,7 +96,7 @@ def judge(
     base_url: str | None = None,
     api_key_env: str | None = None,
     **settings: Any,
-) -> Judge:
+) -> JudgeBase:
     """A judge by name: `"local"` (offline, the default), `"openai"` (any OpenAI-compatible
     endpoint: OpenAI, DeepSeek, Ollama, vLLM, a llama.cpp server), `"llama"` (a bundled model
     served in this process; the `llama` extra) or an installed plugin's name.
@@ -110,7 +124,7 @@ def judge(
 _judge_named = judge  # `evaluate`'s own `judge` argument hides the function's name
 
 
-def build_judge(settings: Settings | JudgeSettings) -> Judge:
+def build_judge(settings: Settings | JudgeSettings) -> JudgeBase:
     """The judge the settings (or their `[judge]` table) name, through the entry-point
     registry: the one place every door builds a judge. Keys only an LLM judge reads, set with
     no kind, are an error rather than a silent local judge."""
@@ -123,7 +137,91 @@ def build_judge(settings: Settings | JudgeSettings) -> Judge:
             f"would ignore {'it' if len(keys) == 1 else 'them'}; give kind={kind!r} "
             "(or kind='local' to keep the local judge)"
         )
-    return create_judge(config)
+    return as_judge(create_judge(config))  # a plugin's factory may return a bare Judge
+
+
+def as_judge(judge: Judge) -> JudgeBase:
+    """`judge` as everything behind the door takes it: itself when it subclasses
+    :class:`JudgeBase`, else wrapped once so that the members the :class:`Judge` protocol
+    leaves out default (those it has of its own are used)."""
+    return judge if isinstance(judge, JudgeBase) else _ProtocolJudge(judge)
+
+
+def as_pipeline(pipeline: Pipeline) -> PipelineBase:
+    """`pipeline` as everything behind the door takes it: itself when it subclasses
+    :class:`PipelineBase`, else wrapped once so that `timeout` and `aclose` default (its own
+    are used when it has them)."""
+    return pipeline if isinstance(pipeline, PipelineBase) else _ProtocolPipeline(pipeline)
+
+
+class _ProtocolJudge(JudgeBase):
+    """A judge that satisfies :class:`Judge` without subclassing :class:`JudgeBase`: the
+    optional members it has are used, the rest default (a plugin judge with only `name`,
+    `fingerprint` and `judge` keeps working)."""
+
+    def __init__(self, inner: Judge) -> None:
+        self.inner = inner
+        name = getattr(inner, "name", None)  # nothing read it before: it may be missing
+        self.name = name if isinstance(name, str) else type(inner).__name__
+
+    @property
+    def warning(self) -> str | None:
+        value = getattr(self.inner, "warning", None)
+        return value if isinstance(value, str) and value else None
+
+    @property
+    def decision_thresholds(self) -> dict[MetricName, float]:  # type: ignore[override]
+        value = getattr(self.inner, "decision_thresholds", None)
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def in_rounds(self) -> bool:
+        return getattr(self.inner, "in_rounds", False) is True
+
+    def fingerprint(self) -> JudgeFingerprint:
+        return self.inner.fingerprint()
+
+    async def judge(
+        self, sample: Sample, metrics: tuple[MetricName, ...] = METRICS
+    ) -> dict[MetricName, MetricResult]:
+        return await self.inner.judge(sample, metrics)
+
+    def stats(self) -> dict[str, Any]:
+        stats = getattr(self.inner, "stats", None)
+        return stats() if callable(stats) else {}
+
+    def estimate(self, samples: Sequence[Sample], metrics: tuple[MetricName, ...] = METRICS) -> Any:
+        estimate = getattr(self.inner, "estimate", None)
+        return estimate(samples, metrics) if callable(estimate) else None
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if callable(close):
+            await close()
+
+
+class _ProtocolPipeline(PipelineBase):
+    """A pipeline that satisfies :class:`Pipeline` without subclassing :class:`PipelineBase`:
+    its own `timeout` and `aclose` when it has them, else the defaults."""
+
+    def __init__(self, inner: Pipeline) -> None:
+        self.inner = inner
+        name = getattr(inner, "name", "")  # a duck-typed pipeline may lack it
+        self.name = name if isinstance(name, str) else ""
+        seconds = getattr(inner, "timeout", DEFAULT_TIMEOUT)
+        if seconds is not None and (
+            isinstance(seconds, bool) or not isinstance(seconds, int | float)
+        ):
+            seconds = DEFAULT_TIMEOUT  # a `timeout` attribute that means something else
+        self.timeout = seconds
+
+    async def run(self, case: Case) -> PipelineOutput:
+        return await self.inner.run(case)
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if callable(close):
+            await close()
 
 
 def parse_metrics(
@@ -165,12 +263,13 @@ def resolve_pipeline(
     metrics: Sequence[MetricName] | None = None,
     answers: Path | str | None = None,
     missing: Callable[[list[str], int], str] | None = None,
-) -> tuple[Pipeline, bool]:
+) -> tuple[PipelineBase, bool]:
     """The pipeline adapter for `pipeline`, and whether it was built here (so closed by the
     caller that asked): a framework object, a :class:`Pipeline`, a `"module:function"` or
     `http(s)://` string, a callable, an answers file (`answers`), or None when every case
     carries its answer (then the cases' contexts are needed only for the `metrics` that read
-    them). `missing(ids, n)` words the error when nothing answers the cases."""
+    them). A `"module:name"` naming a framework object, a pipeline or a callable is taken as
+    that object would be. `missing(ids, n)` words the error when nothing answers the cases."""
     if answers:
         return AnswersFilePipeline(answers), True
     if pipeline is None:
@@ -178,16 +277,15 @@ def resolve_pipeline(
         if lacking or not cases:
             raise ConfigError((missing or _missing_pipeline)(lacking, len(cases)))
         return PrecomputedPipeline(needs_contexts=needs_contexts(metrics)), True
-    if framework_of(pipeline) is not None:  # before the duck-typed check: a chain has `.run`
-        return python_pipeline(pipeline, timeout=timeout), True
-    if isinstance(pipeline, MinimalPipeline):  # the user's own, perhaps without timeout or aclose
-        return ensure_pipeline(pipeline), False
-    if isinstance(pipeline, str):
-        if pipeline.startswith(("http://", "https://")):
-            return HttpPipeline(pipeline, timeout=timeout), True
-        return python_pipeline(load_target(pipeline), name=pipeline, timeout=timeout), True
-    if callable(pipeline):
-        return python_pipeline(pipeline, timeout=timeout), True
+    if isinstance(pipeline, str) and pipeline.startswith(("http://", "https://")):
+        return HttpPipeline(pipeline, timeout=timeout), True
+    named = pipeline if isinstance(pipeline, str) else None  # a "module:name" is built here
+    target = pipeline if named is None else load_target(named)
+    framework = framework_of(target) is not None  # before the protocol: a chain has `.run`
+    if not framework and isinstance(target, Pipeline):
+        return as_pipeline(target), named is not None  # the user's own, perhaps without timeout
+    if framework or named is not None or callable(target):
+        return python_pipeline(target, name=named, timeout=timeout), True
     raise ConfigError(
         f"pipeline is a {type(pipeline).__name__}; give a function (question, history) -> "
         "{'contexts': [...], 'answer': '...'}, a LangChain runnable, a LlamaIndex query or "
@@ -214,7 +312,7 @@ def _describe(data: Any, cases: list[Case]) -> str:
 async def aevaluate(
     data: Any,
     pipeline: Any = None,
-    judge: Judge | MinimalJudge | str | JudgeSettings = "local",
+    judge: Judge | str | JudgeSettings = "local",
     metrics: str | Iterable[str] | None = None,
     *,
     concurrency: int = 4,
@@ -240,7 +338,7 @@ async def aevaluate(
     elif isinstance(judge, JudgeSettings):
         the_judge, own_judge = build_judge(judge), True
     else:
-        the_judge, own_judge = ensure_judge(judge), False
+        the_judge, own_judge = as_judge(judge), False
     if info is None:
         info = RunInfo(cases_file=_describe(data, cases), pipeline=source.name)
     try:
@@ -270,7 +368,7 @@ async def aevaluate(
 def evaluate(
     data: Any,
     pipeline: Any = None,
-    judge: Judge | MinimalJudge | str | JudgeSettings = "local",
+    judge: Judge | str | JudgeSettings = "local",
     metrics: str | Iterable[str] | None = None,
     *,
     concurrency: int = 4,
@@ -324,8 +422,8 @@ def evaluate(
 
 async def evaluate_async(
     cases: Sequence[Case],
-    pipeline: Pipeline | MinimalPipeline,
-    judge: Judge | MinimalJudge,
+    pipeline: Pipeline,
+    judge: Judge,
     **options: Any,
 ) -> RunResult:
     """Evaluate :class:`Case` objects with a pipeline and judge you built (the older form of
@@ -333,19 +431,22 @@ async def evaluate_async(
     ran; `options` are the runner's (`metrics` as a tuple, `concurrency`, `lang`, `thresholds`,
     `targets`, `info`, `on_case`, `repeats`, `min_scored_share`). The pipeline and judge stay
     open, the caller's to close."""
-    the_judge = ensure_judge(judge)
+    the_judge = as_judge(judge)
     options.setdefault("calibration", calibration_notes(the_judge.fingerprint()))
-    return await judge_cases(cases, pipeline, the_judge, **options)
+    return await judge_cases(cases, as_pipeline(pipeline), the_judge, **options)
 
 
 def resolve_settings(
     config: Path | str | None = None, overrides: SettingsOverrides | None = None
 ) -> Settings:
     """Settings from the config file (`config`, or the nearest one) with the command-line
-    `overrides` applied (see :func:`~ragmeter.config.apply_overrides`)."""
+    `overrides` applied (see :func:`~ragmeter.config.apply_overrides`), the judge's checked as
+    building it will check them, so a bad key stops the command before any work."""
     source = Path(config) if config is not None else find_config()
     settings = _load_settings(source) if source is not None else Settings()
-    return apply_overrides(settings, overrides or SettingsOverrides(), source=source)
+    resolved = apply_overrides(settings, overrides or SettingsOverrides(), source=source)
+    check_judge_settings(resolved.judge)
+    return resolved
 
 
 load_settings = _load_settings
@@ -366,7 +467,7 @@ def build_pipeline(
     endpoint: str | None = None,
     timeout: float | None = None,
     metrics: Sequence[MetricName] | None = None,
-) -> Pipeline:
+) -> PipelineBase:
     """The command line's pipeline: exactly one of `--pipeline`, `--answers`, `--endpoint`,
     or the cases' own answers, resolved by :func:`resolve_pipeline`; `timeout` is the seconds
     one case may take (default `pipeline.DEFAULT_TIMEOUT`)."""
@@ -402,13 +503,13 @@ def _missing_cli_pipeline(_lacking: list[str], _total: int) -> str:
 
 def run_and_save(
     cases: Sequence[Case],
-    pipeline: Pipeline | MinimalPipeline,
+    pipeline: Pipeline,
     settings: Settings,
     *,
     out_dir: Path | str,
     cases_file: str = "",
     pipeline_name: str | None = None,
-    judge: Judge | MinimalJudge | None = None,
+    judge: Judge | None = None,
     lang: Lang | None = None,
     repeats: int = 1,
     progress: ProgressDisplay | None = None,
@@ -427,8 +528,8 @@ def run_and_save(
     judge that can judge nothing (JudgeUnavailable).
     """
     out_dir = prepare_out_dir(out_dir, overwrite=overwrite)
-    judge = ensure_judge(judge or build_judge(settings))
-    pipeline = ensure_pipeline(pipeline)  # a bare one gets the default timeout, name and aclose
+    judge = build_judge(settings) if judge is None else as_judge(judge)
+    pipeline = as_pipeline(pipeline)  # a bare one gets the default timeout, name and aclose
     info = RunInfo(
         cases_file=cases_file,
         cases_digest=cases_digest,
@@ -482,16 +583,16 @@ def run_and_save(
 
 def estimate_run(
     cases: Sequence[Case],
-    pipeline: Pipeline,
+    pipeline: PipelineBase,
     settings: Settings,
     *,
     lang: Lang | None = None,
     metrics: tuple[MetricName, ...] = METRICS,
 ) -> Any:
-    """What judging would cost: runs the pipeline (not the judge) and asks the judge for an
-    estimate. Returns None for judges that make no paid calls (the local judge)."""
+    """What judging would cost: runs the pipeline (not the judge; :func:`build_pipeline`'s)
+    and asks the judge for an estimate. Returns None for judges that make no paid calls (the
+    local judge)."""
     judge = build_judge(settings)
-    pipeline = ensure_pipeline(pipeline)
     if judge.estimate([], metrics) is None:  # no paid calls: no need to run the pipeline
         run_sync(asyncio.sleep(0), closing=(pipeline, judge))
         return None
@@ -588,6 +689,8 @@ def calibrate_labels(
 __all__ = [
     "ProgressDisplay",
     "aevaluate",
+    "as_judge",
+    "as_pipeline",
     "build_judge",
     "build_pipeline",
     "calibrate_labels",

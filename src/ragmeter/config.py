@@ -9,9 +9,16 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+)
 from pydantic_core import ErrorDetails
 
 from ._exceptions import ConfigError, describe_validation_error
@@ -19,86 +26,84 @@ from .vocabulary import MetricName
 
 
 class JudgeSettings(BaseModel):
-    """Which judge to use and how to reach it."""
+    """`[judge]`: which judge (`kind`) and its settings, as given. The keys belong to the
+    judge `kind` names, which checks them: a built-in judge (or a plugin that declares its
+    options) against its own options model, once, when it is built (`ragmeter.judges.options`;
+    the local judge's are `judges/local/settings.py`, the openai judge's
+    `judges/llm/options.py`, the llama judge's `judges/llama/options.py`). So this model keeps
+    them as given (:meth:`table`), with where each came from, for the messages."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="allow")
 
     kind: str = "local"
     """`local` (offline, default), `openai` (any OpenAI-compatible endpoint) or `llama` (a
-    llama.cpp server started in-process; the `llama` extra)."""
-    model: str | None = None
-    """Judge model name for LLM judges; for `llama`, a bundled model (`qwen2.5-coder-1.5b`,
-    the default, or `qwen2.5-coder-0.5b`)."""
-    base_url: str | None = None
-    """Endpoint, e.g. http://localhost:11434/v1 for Ollama."""
-    api_key_env: str = "OPENAI_API_KEY"
-    """Name of the environment variable holding the API key."""
-    concurrency: int = Field(default=8, ge=1)
-    """Calls in flight to the judge at once (`--judge-concurrency`; LLM judges; lowered while
-    the endpoint answers HTTP 429)."""
-    timeout: float = 60.0
-    """Seconds one judge call may take in total, reply included (then retried)."""
-    patience: float = Field(default=300.0, gt=0, allow_inf_nan=False)
-    """LLM judges (`--patience`): seconds to wait while the endpoint answers only HTTP 429; a
-    `Retry-After` asking for more, or a run of them adding up to more, stops the run."""
-    temperature: float = 0.0
-    """Sampling temperature of the judge."""
-    cache_dir: str | None = None
-    """Where the LLM call cache lives (default ~/.cache/ragmeter)."""
-    max_cost: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    """Stop judging once this much has been spent (in the price table's currency): a finite
-    amount, 0 or more."""
-    prices: dict[str, tuple[float, float]] = Field(default_factory=dict)
-    """Model → (price per 1M prompt tokens, per 1M completion tokens)."""
-    generator_model: str | None = None
-    """The pipeline's own model, to warn when the judge is the same model."""
-    embedding_base_url: str | None = None
-    """OpenAI-compatible /embeddings endpoint for answer relevancy (default: local MiniLM)."""
-    embedding_model: str | None = None
-    """Embedding model at that endpoint."""
-    model_path: str | None = None
-    """`llama`: a GGUF file to serve instead of a bundled model."""
-    threads: int | None = None
-    """`llama`: CPU threads of the server (default: every idle core, at least one)."""
-    ctx_size: int | None = None
-    """`llama`: tokens of context per slot (default 4096)."""
-    parallel: int | None = None
-    """`llama`: calls the server decodes at once (default 1)."""
-    faithfulness_mode: Literal["json", "verifier"] | None = None
-    """LLM judges: `json` (claims verified in one call, with reasons) or `verifier` (one
-    Yes/No token per claim and evidence window, scored by its probability); default: `json`,
-    and for `llama` the mode its README section names."""
-    context_recall_mode: Literal["json", "verifier"] | None = None
-    """LLM judges: the same choice for context recall."""
-    context_precision_mode: Literal["json", "verifier"] | None = None
-    """LLM judges: the same choice for context precision (`verifier`: P(useful) per chunk)."""
-    answer_relevancy_mode: Literal["json", "verifier"] | None = None
-    """LLM judges: the same choice for answer relevancy (`verifier`: P(the answer addresses
-    the question), one call, in place of reverse questions and embeddings)."""
-    graded: list[MetricName] | None = None
-    """LLM judges: metrics scored from verdict probabilities instead of 0/1 verdicts
-    (default: faithfulness only; `[]` for 0/1 everywhere)."""
-    batch: bool = False
-    """`openai` judge (`--batch`): send the calls through the endpoint's batch API
-    (`/v1/files`, `/v1/batches`) in rounds, billed at batch prices; resumable after a kill."""
-    batch_poll_seconds: float = Field(default=10.0, gt=0)
-    """`--batch`: seconds between two looks at a batch in progress."""
+    llama.cpp server started in-process; the `llama` extra), or a plugin's name."""
     options: dict[str, Any] = Field(default_factory=dict)
-    """`[judge.options]`: settings of the judge `kind` names, beyond the keys above. The
-    built-in judges check them (local: its thresholds, `LocalSettings`; openai and llama: the
-    few `LLMJudgeConfig` fields without a key of their own), an unknown one is an error naming
-    it; a plugin judge gets the table as written, to check itself."""
+    """`[judge.options]`: more settings of the judge `kind` names. A built-in judge reads
+    them as it reads the table's keys (one mapping; a key set in both is an error); a plugin
+    judge gets the table as written, to check itself, unless it declares its options."""
+
+    _source: Path | None = PrivateAttr(default=None)
+    _given: dict[str, str] = PrivateAttr(default_factory=dict)
+    _borrowed: frozenset[str] = PrivateAttr(default=frozenset())
+
+    def table(self) -> dict[str, Any]:
+        """The keys besides `kind` and `options`, as given."""
+        return dict(self.model_extra or {})
+
+    def mark(
+        self,
+        *,
+        source: Path | None = None,
+        given: dict[str, str] | None = None,
+        borrowed: frozenset[str] = frozenset(),
+    ) -> JudgeSettings:
+        """Record where the keys came from: the config file `source`, the command-line
+        options that `given` maps keys to, and the file's keys `borrowed` from a table written
+        for another judge (one `--judge` replaced), which the judge named may leave aside."""
+        self._source = source
+        self._given = dict(given or {})
+        self._borrowed = borrowed
+        return self
+
+    def option_of(self, key: str) -> str | None:
+        """The command-line option that gave `key`, None when it was not one."""
+        return self._given.get(key)
+
+    def borrowed(self) -> frozenset[str]:
+        """Keys of a config table written for another judge than `kind`."""
+        return self._borrowed
+
+    def table_name(self) -> str:
+        """`[judge]`, or `[tool.ragmeter.judge]` in pyproject.toml."""
+        pyproject = self._source is not None and self._source.name == "pyproject.toml"
+        return "[tool.ragmeter.judge]" if pyproject else "[judge]"
+
+    def where_table(self) -> str:
+        """The table, with its file when it came from one."""
+        return f"{self._source}: {self.table_name()}" if self._source else self.table_name()
+
+    def where(self, key: str) -> str:
+        """How `key` was given: its command-line option, else the table's key (and file)."""
+        return self.option_of(key) or f"{self.where_table()} '{key}'"
+
+    def where_options(self, key: str | None = None) -> str:
+        """`[judge.options]` (with its file when it came from one), or a key of it."""
+        table = self.table_name().removesuffix("]") + ".options]"
+        where = f"{self._source}: {table}" if self._source else table
+        return f"{where} '{key}'" if key else where
 
     def llm_keys_without_kind(self) -> list[str]:
         """The keys only an LLM judge reads (`model`, `base_url`, `model_path`) that are set
         while `kind` is not: the default judge, local, would ignore them."""
         if "kind" in self.model_fields_set:
             return []
-        return [key for key in LLM_JUDGE_KEYS if getattr(self, key) is not None]
+        table = self.table()
+        return [key for key in LLM_JUDGE_KEYS if table.get(key) is not None]
 
     def batch_problem(self) -> str | None:
         """Why `batch` cannot be on with this judge kind, None when it can."""
-        if not self.batch or self.kind == "openai":
+        if not self.table().get("batch") or self.kind == "openai":
             return None
         why = {
             "local": "the local judge makes no paid calls",
@@ -215,9 +220,11 @@ def load_settings(path: str | Path | None = None) -> Settings:
     if file.name == "pyproject.toml":
         data = data.get("tool", {}).get("ragmeter", {})
     try:
-        return Settings.model_validate(data)
+        settings = Settings.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{file}: {describe_validation_error(exc)}") from exc
+    settings.judge.mark(source=file)
+    return settings
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -269,10 +276,13 @@ def option_name(field: str) -> str:
 def apply_overrides(
     settings: Settings, overrides: SettingsOverrides, *, source: Path | None = None
 ) -> Settings:
-    """`settings` (read from `source`, if from a file) with the options given in `overrides`,
-    each checked as the config key is; a bad value is a one-line :class:`ConfigError` naming
-    the option. So is an LLM judge's key (`model`, `base_url`, `model_path`) set with no judge
-    kind chosen, by `--judge` or `[judge] kind`: the local judge would ignore it."""
+    """`settings` (read from `source`, if from a file) with the options given in `overrides`;
+    a bad value of a top-level one is a one-line :class:`ConfigError` naming the option. The
+    judge's keys are its own to check (`ragmeter.judges.options`): the `[judge]` settings
+    returned record which option gave each one, and, when `--judge` names another judge than
+    the file's `kind`, that the file's keys were written for another judge (its `[judge.options]`
+    are left out). An LLM judge's key (`model`, `base_url`, `model_path`) set with no judge
+    kind chosen, by `--judge` or `[judge] kind`, is an error: the local judge would ignore it."""
     given = {
         f.name: value
         for f in fields(overrides)
@@ -280,15 +290,24 @@ def apply_overrides(
     }
     by_key = {_JUDGE_KEYS.get(name, name): name for name in given if name not in _TOP_LEVEL}
     judge_updates = {key: given[name] for key, name in by_key.items()}
+    options = {key: option_name(name) for key, name in by_key.items() if key != "kind"}
     file_judge = settings.judge.model_dump(exclude_unset=True)
+    file_kind = file_judge.get("kind")
+    switched = overrides.judge is not None and overrides.judge != file_kind
     if overrides.judge is not None and overrides.judge != settings.judge.kind:
         file_judge.pop("options", None)  # the file's options are its own judge's, not this one's
     if overrides.no_cache:
         judge_updates["cache_dir"] = ""  # an empty cache_dir is how --no-cache is spelled
+        options["cache_dir"] = "--no-cache"
     try:
         judge = JudgeSettings.model_validate({**file_judge, **judge_updates})
     except ValidationError as exc:
         raise _option_error(exc, given, by_key) from None
+    judge.mark(
+        source=source,
+        given=options,
+        borrowed=frozenset(settings.judge.table()) - set(options) if switched else frozenset(),
+    )
     try:
         resolved = Settings.model_validate(
             {
@@ -314,7 +333,7 @@ def _option_error(
     error = exc.errors()[0]
     key = str(error["loc"][0])
     name = by_key.get(key, key)
-    return ConfigError(f"{option_name(name)} {given.get(name)}: {_plain(error)}")
+    return ConfigError(f"{option_name(name)} {given.get(name)}: {plain_error(error)}")
 
 
 def _refuse_ignored_llm_keys(
@@ -341,7 +360,7 @@ def _refuse_ignored_llm_keys(
     )
 
 
-def _plain(error: ErrorDetails) -> str:
+def plain_error(error: ErrorDetails) -> str:
     """A pydantic error as a short phrase: `must be at least 1`."""
     bounds = {
         "greater_than_equal": ("ge", "must be at least {}"),

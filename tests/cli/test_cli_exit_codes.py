@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragmeter.cli import app
-from ragmeter.llm import forget_output_modes
+from ragmeter.clients import forget_output_modes
 from ragmeter.testing import FakeOpenAI, Fault, Smart
 
 runner = CliRunner()

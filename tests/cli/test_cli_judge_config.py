@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragmeter.cli import app
-from ragmeter.llm import forget_output_modes
+from ragmeter.clients import forget_output_modes
 from ragmeter.testing import FakeOpenAI, Smart
 
 runner = CliRunner()
@@ -175,8 +175,9 @@ def test_an_unknown_local_option_is_one_line_naming_it(tmp_path, files):
     result = run(files, out, "--config", config)
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(
-        "error: [judge.options] 'support_treshold': not an option of the local judge (did you "
+    assert len(lines) == 1 and lines[0].startswith(  # the file named too
+        f"error: {config}: [judge.options] 'support_treshold': not an option of the local "
+        "judge (did you "
         "mean 'support_threshold'?); it takes support_threshold, lexical_weight, "
     )
     assert not (out / "results.json").exists()
@@ -187,8 +188,8 @@ def test_a_bad_option_value_is_one_line_naming_it(tmp_path, files):
     result = run(files, tmp_path / "out", "--config", config)
     assert result.exit_code == 2, result.output
     assert result.output.strip().splitlines() == [
-        "error: [judge.options] 'support_threshold': input should be a valid number, unable to "
-        "parse string as a number (the local judge)"
+        f"error: {config}: [judge.options] 'support_threshold': input should be a valid "
+        "number, unable to parse string as a number (the local judge)"
     ]
 
 
@@ -197,18 +198,17 @@ def test_a_bad_option_value_is_one_line_naming_it(tmp_path, files):
     [
         (
             "support_threshold = 1.5\n",
-            "error: [judge.options] 'support_threshold': input should be less than or equal "
+            "[judge.options] 'support_threshold': input should be less than or equal "
             "to 1 (the local judge)",
         ),
         (
             "sim_candidates = -1\n",
-            "error: [judge.options] 'sim_candidates': input should be greater than or equal "
+            "[judge.options] 'sim_candidates': input should be greater than or equal "
             "to 0 (the local judge)",
         ),
         (  # equal bounds divided by zero: every case was unscored as a judge error
             "sim_floor = 0.8\nsim_ceiling = 0.8\n",
-            "error: [judge.options]: sim_ceiling (0.8) must be above sim_floor (0.8) "
-            "(the local judge)",
+            "[judge.options]: sim_ceiling (0.8) must be above sim_floor (0.8) (the local judge)",
         ),
     ],
 )
@@ -219,7 +219,7 @@ def test_a_local_option_out_of_its_range_is_one_line_before_any_work(
     out = tmp_path / "out"
     result = run(files, out, "--config", config)
     assert result.exit_code == 2, result.output
-    assert result.output.strip().splitlines() == [expected]
+    assert result.output.strip().splitlines() == [f"error: {config}: {expected}"]
     assert not (out / "results.json").exists()
 
 
@@ -241,14 +241,19 @@ def test_llm_judge_options_reach_the_judge(tmp_path, files):
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
+        (  # the table and [judge] are one mapping now: a typo is what it cannot take
+            "n_question = 2",
+            "[judge.options] 'n_question': not an option of the openai judge (did you "
+            "mean 'n_questions'?); it takes model, concurrency, ",
+        ),
         (
-            "temperature = 0.5",
-            "error: [judge.options] 'temperature': not an option of the openai judge; it takes "
-            "n_questions, output_mode, max_retries, backoff_base",
+            "threads = 2",
+            "[judge.options] 'threads': not an option of the openai judge; the llama "
+            "judge takes it",
         ),
         (
             "n_questions = 0",
-            "error: [judge.options] 'n_questions': input should be greater than or equal to 1 "
+            "[judge.options] 'n_questions': input should be greater than or equal to 1 "
             "(the openai judge)",
         ),
     ],
@@ -257,7 +262,8 @@ def test_llm_judge_options_are_checked(tmp_path, files, server, options, expecte
     config = config_file(tmp_path, f'[judge]\nkind = "openai"\n[judge.options]\n{options}\n')
     result = run(files, tmp_path / "out", "--config", config, *llm(server, tmp_path)[2:])
     assert result.exit_code == 2, result.output
-    assert result.output.strip().splitlines() == [expected]
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {config}: {expected}")
     assert server.chat_log() == []
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ragmeter.cli import app
-from ragmeter.llm import forget_output_modes
+from ragmeter.clients import forget_output_modes
 from ragmeter.testing import FakeOpenAI, Fault, Smart
 
 runner = CliRunner()

@@ -39,6 +39,7 @@ from typing import Any, Literal
 
 import pytest
 
+from ragmeter.clients import forget_output_modes
 from ragmeter.judges.base import (
     METRICS,
     RETRIEVAL_METRICS,
@@ -50,7 +51,6 @@ from ragmeter.judges.base import (
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
 from ragmeter.judges.local import LocalJudge
 from ragmeter.judges.rules import NO_GROUND_TRUTH, OUT_OF_SCOPE, REFUSAL, precheck
-from ragmeter.llm import forget_output_modes
 from ragmeter.testing import FakeOpenAI
 
 FAMILIES = ("local", "llm", "llm-verifier")

@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 from ragmeter.cases.lint import Finding, LintReport
-from ragmeter.llm.cost import Estimate, MetricEstimate
+from ragmeter.clients.cost import Estimate, MetricEstimate
 from ragmeter.report.dry_run import render_dry_run
 from ragmeter.report.lint import render_lint
 

@@ -128,7 +128,7 @@ def generate(
 def _client(
     model: str, base_url: str | None, api_key_env: str, cache_dir: Path | None, no_cache: bool
 ) -> object:
-    from ..llm import ChatClient, LLMCache
+    from ..clients import ChatClient, LLMCache
 
     path = _cache_path(cache_dir, no_cache)
     client = ChatClient(
@@ -143,6 +143,6 @@ def _client(
 
 
 def _cache_path(cache_dir: Path | None, no_cache: bool) -> Path | None:
-    from ..llm import default_cache_path
+    from ..clients import default_cache_path
 
     return None if no_cache else (cache_dir / "llm.sqlite" if cache_dir else default_cache_path())

@@ -9,7 +9,7 @@ import typer
 
 from ..cases import Case
 from ..config import Settings
-from ..pipeline import Pipeline
+from ..pipeline import PipelineBase
 from ..results import RunResult
 from ..vocabulary import METRICS, Lang, MetricName
 from ._app import make_console
@@ -44,7 +44,7 @@ def finish_run(result: RunResult, results_path: Path) -> None:
 
 def print_dry_run(
     cases: Sequence[Case],
-    pipeline: Pipeline,
+    pipeline: PipelineBase,
     settings: Settings,
     *,
     lang: Lang | None = None,

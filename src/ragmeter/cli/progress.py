@@ -16,7 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..judges.base import Judge
+from ..judges.base import JudgeBase
 from ..results import CaseResult
 
 
@@ -35,7 +35,7 @@ def _judge_line(stats: dict[str, Any]) -> str:
 
 @contextmanager
 def run_progress(
-    total: int, judge: Judge, *, enabled: bool = True
+    total: int, judge: JudgeBase, *, enabled: bool = True
 ) -> Iterator[Callable[[CaseResult], None]]:
     """Yield a per-case callback that advances a progress bar on stderr, when stderr is an
     interactive terminal; elsewhere (a file, a CI log) nothing is written."""

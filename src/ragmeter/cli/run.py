@@ -145,7 +145,7 @@ def run(
     from ..cases import Case, open_cases
     from ..cases.digest import eval_set_digest
     from ..config import SettingsOverrides
-    from ..pipeline import AnswersFilePipeline, Pipeline
+    from ..pipeline import AnswersFilePipeline, PipelineBase
     from ..pipeline.answers import answers_as_eval_set, check_answers_match
     from ..run.shard import parse_shard, select_shard
     from .output import finish_run, print_dry_run, print_report
@@ -176,7 +176,7 @@ def run(
             ),
         )
         cases_path = cases or (Path(settings.cases) if settings.cases else None)
-        source: Pipeline
+        source: PipelineBase
         eval_cases: Sequence[Case]
         if cases_path is None and answers is not None and not (pipeline or endpoint):
             eval_cases, source = answers_as_eval_set(answers, chosen)

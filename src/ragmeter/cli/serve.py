@@ -32,20 +32,22 @@ def serve_judge(
     Prints the OpenAI-compatible base URL and the `ragmeter run` line that judges with it.
     Defaults come from the `\\[judge]` table of ragmeter.toml when its kind is `llama`.
     """
+    from .. import api
     from ..config import load_settings
-    from ..llama import LlamaServer, ServerOptions, resolve_model
+    from ..judges.llama import LlamaServer, ServerOptions, resolve_model
 
     with user_errors():
-        stored = load_settings(config).judge
-        if stored.kind != "llama":
-            stored = stored.model_copy(update={"model": None, "model_path": None})
+        judge = load_settings(config).judge
+        # a llama table is checked as the llama judge checks it; another judge's is not ours
+        checked = api.check_judge_settings(judge) if judge.kind == "llama" else None
+        stored = checked.model_dump() if checked is not None else {}
         chosen = {
-            "threads": threads or stored.threads,
-            "ctx_size": ctx_size or stored.ctx_size,
-            "parallel": parallel or stored.parallel,
+            "threads": threads or stored.get("threads"),
+            "ctx_size": ctx_size or stored.get("ctx_size"),
+            "parallel": parallel or stored.get("parallel"),
         }
         options = ServerOptions(port=port, **{k: v for k, v in chosen.items() if v is not None})
-        file = resolve_model(model or stored.model, model_path or stored.model_path)
+        file = resolve_model(model or stored.get("model"), model_path or stored.get("model_path"))
         server = LlamaServer(file, options)
         typer.echo(f"loading {file.path} …", err=True)
         base_url = server.start()

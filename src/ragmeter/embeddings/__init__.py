@@ -1,5 +1,6 @@
 """Sentence embeddings: the ``Embedder`` interface, the offline MiniLM embedder (English) and
-USE multilingual v3 (Chinese, see ``use``).
+USE multilingual v3 (Chinese, see ``use``); ``similarity`` turns them (or an endpoint's
+/embeddings, or character bigrams) into the similarity answer relevancy reads.
 
 ``load_local_embedder()`` returns the shared all-MiniLM-L6-v2 embedder, or None when the optional
 packages or the model are not installed (``local_embedder_status()`` says which). Importing this

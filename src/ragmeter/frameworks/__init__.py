@@ -1,8 +1,10 @@
 """RAG frameworks as pipelines: a LangChain runnable or a LlamaIndex query or chat engine.
 
-:func:`python_pipeline` turns whatever a `module:object` spec or a `pipeline=` argument names
-into a pipeline: a framework object gets its adapter (contexts captured from the framework's
-own retrieved documents), anything else callable a :class:`~ragmeter.pipeline.CallablePipeline`.
+:func:`python_pipeline` turns a framework object or a callable that a `module:object` spec or
+a `pipeline=` argument names into a pipeline: a framework object gets its adapter (contexts
+captured from the framework's own retrieved documents), anything else callable a
+:class:`~ragmeter.pipeline.CallablePipeline` (a pipeline object needs neither: the door,
+`ragmeter.api`, takes it as it is).
 Frameworks are recognised by the module their classes come from, so neither is imported
 unless the user's object is one of theirs (`pip install 'ragmeter[langchain]'` or
 `'ragmeter[llamaindex]'`).
@@ -13,14 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._exceptions import ConfigError
-from ..pipeline import (
-    DEFAULT_TIMEOUT,
-    CallablePipeline,
-    MinimalPipeline,
-    Pipeline,
-    PipelineBase,
-    ensure_pipeline,
-)
+from ..pipeline import DEFAULT_TIMEOUT, CallablePipeline, PipelineBase
 
 
 def framework_of(target: object) -> str | None:
@@ -36,10 +31,8 @@ def framework_of(target: object) -> str | None:
 
 def python_pipeline(
     target: Any, *, name: str | None = None, timeout: float | None = DEFAULT_TIMEOUT
-) -> Pipeline:
-    """The pipeline for a Python object: a framework's adapter, a pipeline object as it is
-    (e.g. a `LangChainPipeline(chain, input_key=...)` named by `--pipeline module:name`), or a
-    callable's wrapper."""
+) -> PipelineBase:
+    """The pipeline for a Python object: a framework's adapter or a callable's wrapper."""
     framework = framework_of(target)
     if framework == "langchain":
         from .langchain import LangChainPipeline  # imports langchain_core: an optional extra
@@ -49,8 +42,6 @@ def python_pipeline(
         from .llamaindex import LlamaIndexPipeline  # imports llama_index: an optional extra
 
         return LlamaIndexPipeline(target, name=name, timeout=timeout)
-    if isinstance(target, PipelineBase | MinimalPipeline):
-        return ensure_pipeline(target)
     if not callable(target):
         raise ConfigError(
             f"pipeline {name or repr(target)} is a {type(target).__name__}, not callable: give "

@@ -58,9 +58,9 @@ from pydantic import BaseModel, Field
 from .._exceptions import ConfigError
 from .._util.sync import run_sync
 from ..cases import Case
+from ..clients import StructuredCaller
 from ..demo.chunking import Chunk, chunk_document, text_width
 from ..demo.corpus import Document
-from ..llm import StructuredCaller
 from ..results import write_atomic
 from ..text import content_words, detect_lang, normalize, sentence_spans
 from ..vary import ABSTENTIONS, OUT_OF_SCOPE_QUESTIONS
@@ -1066,7 +1066,7 @@ def generate_llm(
     chunk_size: int = CHUNK_SIZE,
 ) -> Generated:
     """An eval set of about `n` cases from `docs`, questions written by the model behind
-    `client` (a :class:`ragmeter.llm.ChatClient`), one structured call per chunk (module
+    `client` (a :class:`ragmeter.clients.ChatClient`), one structured call per chunk (module
     docstring). A chunk without a usable reply is skipped and counted under its reason; an
     endpoint that refuses the key or the model stops it (:class:`JudgeUnavailable`)."""
     generating = _generate_llm(docs, client, n=n, seed=seed, chunk_size=chunk_size)

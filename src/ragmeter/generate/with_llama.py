@@ -1,10 +1,11 @@
 """`ragmeter generate --llama`: the LLM mode (:func:`ragmeter.generate.generate_llm`) with its
 questions written by the llama judge's model, served offline by ragmeter's in-process
-llama.cpp server (:class:`ragmeter.llama.LlamaServer`), started for the run and stopped after.
+llama.cpp server (:class:`ragmeter.judges.llama.LlamaServer`), started for the run and stopped
+after.
 
 Generation is bounded as the judge's is: a reply stops at :data:`GENERATE_MAX_TOKENS` tokens
 (a small model that loops is cut off, its reply then fails validation and the chunk is
-skipped and counted), a call at :data:`ragmeter.judges.llm.llama.LLAMA_TIMEOUT` seconds.
+skipped and counted), a call at :data:`ragmeter.judges.llama.judge.LLAMA_TIMEOUT` seconds.
 Calls are cached under the model file's digest, not the server's random port, so a re-run
 is answered from the cache.
 """
@@ -14,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..clients import ChatClient, LLMCache, RetryPolicy
 from ..demo.corpus import Document
-from ..judges.llm.llama import LLAMA_TIMEOUT
-from ..llama import LlamaServer, ServerOptions, resolve_model
-from ..llm import ChatClient, LLMCache, RetryPolicy
+from ..judges.llama import LlamaServer, ServerOptions, resolve_model
+from ..judges.llama.judge import LLAMA_TIMEOUT
 from . import CHUNK_SIZE, Generated, generate_llm
 
 GENERATE_MAX_TOKENS = 400

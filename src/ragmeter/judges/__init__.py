@@ -12,13 +12,11 @@ from .base import (
     JudgeFingerprint,
     MetricName,
     MetricResult,
-    MinimalJudge,
     PointVerdict,
     ReasonCode,
     Sample,
     Span,
     Turn,
-    ensure_judge,
 )
 
 __all__ = [
@@ -33,11 +31,9 @@ __all__ = [
     "JudgeFingerprint",
     "MetricName",
     "MetricResult",
-    "MinimalJudge",
     "PointVerdict",
     "ReasonCode",
     "Sample",
     "Span",
     "Turn",
-    "ensure_judge",
 ]

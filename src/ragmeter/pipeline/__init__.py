@@ -1,10 +1,10 @@
 """Adapters that turn a user's RAG pipeline into (contexts, answer) for each case (an answers
 file's, with its questions or without, is read by `pipeline.answers`).
 
-A :class:`Pipeline` has a `name`, an `async run(case)`, a `timeout` and an `async aclose()`
-(:class:`PipelineBase` gives the last two; an object with only `name` and `run` is adapted by
-:func:`ensure_pipeline`). Built in: a Python
-callable (:class:`CallablePipeline`, :func:`load_callable`), an HTTP endpoint
+A :class:`Pipeline` has a `name` and an `async run(case)`; :class:`PipelineBase` adds a
+`timeout` and an `async aclose()` with defaults (every pipeline behind `ragmeter.api` is one; a
+pipeline that is not gets adapted there, once). Built in: a Python callable
+(:class:`CallablePipeline`, :func:`load_callable`), an HTTP endpoint
 (:class:`HttpPipeline`), a file of precomputed answers (:class:`AnswersFilePipeline`), and the
 eval file's own RAGAS-style answers (:class:`PrecomputedPipeline`). Every failure of the user's
 side becomes a :class:`PipelineError` naming the case and what was wrong.
@@ -91,93 +91,52 @@ class PipelineOutput(BaseModel):
 
 
 @runtime_checkable
-class MinimalPipeline(Protocol):
-    """The members a pipeline must have (all a pipeline needed before the full
-    :class:`Pipeline` contract was declared); :func:`ensure_pipeline` adapts one."""
-
-    name: str
-
-    async def run(self, case: Case) -> PipelineOutput: ...
-
-
-@runtime_checkable
 class Pipeline(Protocol):
-    """A RAG pipeline under test: everything ragmeter uses of one.
+    """What a RAG pipeline under test must provide: the contract a pipeline is written against.
 
-    Subclass :class:`PipelineBase` for the defaults of `timeout` and `aclose`. An object with
-    only `name` and `run` (:class:`MinimalPipeline`) still works: ragmeter adapts it with
-    :func:`ensure_pipeline` where pipelines come in.
+    A pipeline has a `name` and `async run(case)`. Subclass :class:`PipelineBase` for the
+    rest (`timeout`, `aclose`) with defaults; a pipeline that only satisfies this protocol is
+    adapted once, where it enters (`ragmeter.api`), and its own `timeout` and `aclose` are
+    used when it has them.
     """
 
     name: str
     """Shown in reports and stored with results."""
 
-    @property
-    def timeout(self) -> float | None:
-        """Seconds one case may take in total, enforced by :func:`run_case`; None for no
-        limit. :data:`DEFAULT_TIMEOUT` unless the pipeline has its own."""
-        ...
-
     async def run(self, case: Case) -> PipelineOutput:
         """Answer one case; raise :class:`PipelineError` on any failure."""
         ...
 
-    async def aclose(self) -> None:
-        """Release connections, threads, files; called once when the run ends."""
-        ...
-
 
 class PipelineBase(ABC):
-    """Base class of pipelines: implement `name` and `run`; `timeout` defaults to
-    :data:`DEFAULT_TIMEOUT` and `aclose` releases nothing."""
+    """Base class of pipelines, and everything ragmeter uses of one: implement `name` and
+    `run` (the :class:`Pipeline` protocol); `timeout` defaults to :data:`DEFAULT_TIMEOUT` and
+    `aclose` releases nothing. Behind `ragmeter.api` every pipeline is one of these."""
 
     name: str
+    """Shown in reports and stored with results."""
+
     timeout: float | None = DEFAULT_TIMEOUT
+    """Seconds one case may take in total, enforced by :func:`run_case`; None for no limit."""
 
     @abstractmethod
     async def run(self, case: Case) -> PipelineOutput:
         """Answer one case; raise :class:`PipelineError` on any failure."""
 
     async def aclose(self) -> None:  # noqa: B027 (a default, not abstract)
-        """Nothing to release."""
+        """Release connections, threads, files; called once when the run ends. Nothing to
+        release here."""
 
 
-class _AdaptedPipeline(PipelineBase):
-    """A :class:`MinimalPipeline` seen as a full :class:`Pipeline`: its own `timeout` and
-    `aclose` when it has them (as ragmeter used them before the contract was declared)."""
+if TYPE_CHECKING:
 
-    def __init__(self, inner: MinimalPipeline) -> None:
-        self.inner = inner
-        name = getattr(inner, "name", "")  # a duck-typed pipeline may lack it
-        self.name = name if isinstance(name, str) else ""
-        seconds = getattr(inner, "timeout", DEFAULT_TIMEOUT)
-        if seconds is not None and (
-            isinstance(seconds, bool) or not isinstance(seconds, int | float)
-        ):
-            seconds = DEFAULT_TIMEOUT  # a `timeout` attribute that means something else
-        self.timeout = seconds
-
-    async def run(self, case: Case) -> PipelineOutput:
-        return await self.inner.run(case)
-
-    async def aclose(self) -> None:
-        close = getattr(self.inner, "aclose", None)
-        if callable(close):
-            await close()
+    def _conforms(pipeline: PipelineBase) -> Pipeline:
+        return pipeline  # mypy checks that every PipelineBase satisfies the Pipeline protocol
 
 
-def ensure_pipeline(pipeline: Pipeline | MinimalPipeline) -> Pipeline:
-    """`pipeline` with the whole :class:`Pipeline` contract: itself when it subclasses
-    :class:`PipelineBase` or has every member, else wrapped so the members it lacks default."""
-    if isinstance(pipeline, PipelineBase | Pipeline):
-        return pipeline
-    return _AdaptedPipeline(pipeline)
-
-
-async def run_case(pipeline: Pipeline | MinimalPipeline, case: Case) -> PipelineOutput:
-    """`pipeline.run(case)` under the pipeline's total deadline (its `timeout`, else
-    :data:`DEFAULT_TIMEOUT`); raises :class:`PipelineTimeout` when it passes."""
-    pipeline = ensure_pipeline(pipeline)
+async def run_case(pipeline: PipelineBase, case: Case) -> PipelineOutput:
+    """`pipeline.run(case)` under the pipeline's total deadline (its `timeout`); raises
+    :class:`PipelineTimeout` when it passes."""
     return await within(pipeline.timeout, pipeline.run(case))
 
 

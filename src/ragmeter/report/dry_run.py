@@ -9,7 +9,7 @@ from rich.table import Table
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..llm.cost import Estimate
+    from ..clients.cost import Estimate
 
 
 def render_dry_run(estimate: Estimate | None, console: Console, *, judge: str, cases: int) -> None:

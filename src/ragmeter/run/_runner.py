@@ -14,15 +14,13 @@ from .._util.sync import run_sync
 from .._version import __version__
 from ..cases import Case, case_lang
 from ..cases.digest import case_digest, combine
-from ..judges.base import Judge, MinimalJudge, ensure_judge
+from ..judges.base import JudgeBase
 from ..judges.rules import empty_answer_result
 from ..pipeline import (
-    MinimalPipeline,
-    Pipeline,
+    PipelineBase,
     PipelineRaised,
     cancelled_from_outside,
     describe_error,
-    ensure_pipeline,
     is_ctrl_c,
     last_frames,
     run_case,
@@ -72,7 +70,7 @@ class _Answered(NamedTuple):
     """What the pipeline returned beside contexts and answer (`PipelineOutput.metadata`)."""
 
 
-async def _run_pipeline(pipeline: Pipeline, case: Case) -> _Answered:
+async def _run_pipeline(pipeline: PipelineBase, case: Case) -> _Answered:
     started = time.perf_counter()
     try:
         output = await run_case(pipeline, case)  # under the pipeline's deadline
@@ -92,7 +90,7 @@ async def _run_pipeline(pipeline: Pipeline, case: Case) -> _Answered:
 
 
 async def _judge(
-    judge: Judge, sample: Sample, metrics: tuple[MetricName, ...]
+    judge: JudgeBase, sample: Sample, metrics: tuple[MetricName, ...]
 ) -> dict[MetricName, MetricResult]:
     try:
         results = await judge.judge(sample, metrics)
@@ -145,7 +143,7 @@ def _start_result(
 async def _judge_result(
     case: Case,
     result: CaseResult,
-    judge: Judge,
+    judge: JudgeBase,
     metrics: tuple[MetricName, ...],
     repeats: int,
     frames: str | None = None,
@@ -197,8 +195,8 @@ needs more cases than the pipeline to keep its own call limit busy."""
 
 async def judge_cases(
     cases: Sequence[Case],
-    pipeline: Pipeline | MinimalPipeline,
-    judge: Judge | MinimalJudge,
+    pipeline: PipelineBase,
+    judge: JudgeBase,
     *,
     metrics: tuple[MetricName, ...] = METRICS,
     concurrency: int = 4,
@@ -217,21 +215,20 @@ async def judge_cases(
 
     At most `concurrency` cases are in the pipeline at once; judging admits more, `window`
     cases at once (default: see `JUDGE_WINDOW`; every case for a judge that works in rounds,
-    `Judge.in_rounds`, so one round of calls carries them all), and the judge's own limit
+    `JudgeBase.in_rounds`, so one round of calls carries them all), and the judge's own limit
     caps its calls. A blank answer
     scores 0 on faithfulness and answer relevancy under every judge
     (`rules.empty_answer_result`).
     Raises :class:`JudgeUnavailable` as soon as the judge can judge nothing (the other cases
     are cancelled); the result's `health` says whether every metric was measured.
-    A pipeline or judge with only the minimal members is adapted (`ensure_pipeline`,
-    `ensure_judge`); neither is closed here. With a `spool` (as long as `cases`), each case
-    goes to it as it finishes and the run's `cases` are the spool: memory does not grow with
-    the eval set. `calibration` is the judge's known agreement with people (the door looks it
-    up, :func:`ragmeter.run.calibrate.calibration_notes`); the run records the notes of the
-    metrics it judged.
+    The pipeline and judge come adapted from the door (`ragmeter.api`); neither is closed
+    here. With a `spool` (as long as `cases`), each case goes to it as it finishes and the
+    run's `cases` are the spool: memory does not grow with the eval set. `calibration` is the
+    judge's known agreement with people (the door looks it up,
+    :func:`ragmeter.run.calibrate.calibration_notes`); the run records the notes of the metrics
+    it judged.
     """
     started = time.perf_counter()
-    pipeline, judge = ensure_pipeline(pipeline), ensure_judge(judge)
     try:
         max_text_chars()  # a bad RAGMETER_MAX_TEXT_CHARS stops here, not once per case
     except ValueError as exc:
@@ -362,8 +359,8 @@ def assemble_run(
 
 def evaluate(
     cases: Sequence[Case],
-    pipeline: Pipeline | MinimalPipeline,
-    judge: Judge | MinimalJudge,
+    pipeline: PipelineBase,
+    judge: JudgeBase,
     **kwargs: Any,
 ) -> RunResult:
     """:func:`judge_cases` from synchronous code (see `ragmeter._util.sync.run_sync`); the

@@ -17,7 +17,7 @@ from .._exceptions import ConfigError
 from .._util.plural import counted
 from .._util.sync import run_sync
 from ..cases.labels import LabelKind, LabelledCase, label_kind, labelled_metrics
-from ..judges.base import Judge, MinimalJudge, ensure_judge
+from ..judges.base import JudgeBase
 from ..judges.local.reference import reference_headline
 from ..pipeline import PrecomputedPipeline
 from ..results import CalibrationNote, CaseResult, RunResult
@@ -57,7 +57,7 @@ def _supported_verdicts(result: MetricResult) -> list[tuple[bool, float | None]]
     return None
 
 
-def decision_threshold(judge: Judge, metric: MetricName, default: float | None = None) -> float:
+def decision_threshold(judge: JudgeBase, metric: MetricName, default: float | None = None) -> float:
     """The score at or above which `judge` says yes on `metric` (`decision_thresholds`)."""
     if default is not None:
         return default
@@ -189,7 +189,7 @@ def _scorings(
 
 async def calibrate_async(
     cases: Sequence[LabelledCase],
-    judge: Judge | MinimalJudge,
+    judge: JudgeBase,
     *,
     metrics: Sequence[MetricName] | None = None,
     concurrency: int = 4,
@@ -200,7 +200,6 @@ async def calibrate_async(
     on_case: Callable[[CaseResult], None] | None = None,
 ) -> Calibration:
     """Judge every labelled case on the metrics it has labels for and measure agreement."""
-    judge = ensure_judge(judge)
     wanted = tuple(metrics) if metrics else labelled_metrics(cases)
     if not wanted:
         raise ConfigError("the labelled cases have no labels for the requested metrics")
@@ -230,12 +229,9 @@ async def calibrate_async(
     return calibration
 
 
-def calibrate(
-    cases: Sequence[LabelledCase], judge: Judge | MinimalJudge, **kwargs: Any
-) -> Calibration:
+def calibrate(cases: Sequence[LabelledCase], judge: JudgeBase, **kwargs: Any) -> Calibration:
     """:func:`calibrate_async` from synchronous code; closes the judge afterwards."""
-    the_judge = ensure_judge(judge)
-    return run_sync(calibrate_async(cases, the_judge, **kwargs), closing=(the_judge,))
+    return run_sync(calibrate_async(cases, judge, **kwargs), closing=(judge,))
 
 
 def calibrate_run(

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-from ..llm.cost import count_tokens
+from ..clients.cost import count_tokens
 from .fake_batches import BatchDesk, BatchFault, parse_multipart
 from .latency import LatencyFn, load_summary
 from .responders import FakeRequest, Responder, Smart, content_tokens

@@ -14,9 +14,9 @@ import time
 import pytest
 
 from ragmeter._exceptions import ConfigError
+from ragmeter.clients import Price, forget_output_modes
 from ragmeter.judges.base import Sample
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
-from ragmeter.llm import Price, forget_output_modes
 from ragmeter.testing import FakeOpenAI, Smart
 
 

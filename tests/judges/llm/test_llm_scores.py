@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from ragmeter._util.model_family import same_family
+from ragmeter.clients import forget_output_modes
 from ragmeter.judges.base import Sample, Turn
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
 from ragmeter.judges.llm.prompts import fence, prompt_version
-from ragmeter.llm import forget_output_modes
 from ragmeter.testing import FakeOpenAI, Scripted
 
 EN = Sample(

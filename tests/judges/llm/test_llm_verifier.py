@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from ragmeter.clients import forget_output_modes
+from ragmeter.clients.cost import count_tokens
+from ragmeter.clients.logprobs import TokenLogprob
 from ragmeter.judges.base import Sample
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
 from ragmeter.judges.llm.combine import combine, soft_min
@@ -18,9 +21,6 @@ from ragmeter.judges.llm.verifier import (
     sample_windows,
     yes_probability,
 )
-from ragmeter.llm import forget_output_modes
-from ragmeter.llm.cost import count_tokens
-from ragmeter.llm.logprobs import TokenLogprob
 from ragmeter.run._runner import evaluate
 from ragmeter.testing import FakeOpenAI, Smart
 from ragmeter.testing.responders import one_token_sections
@@ -369,7 +369,7 @@ class _Server:
 
 
 async def test_the_llama_judge_scores_every_metric_by_graded_one_token_verdicts(tmp_path):
-    from ragmeter.judges.llm.llama import start_llama_judge
+    from ragmeter.judges.llama.judge import start_llama_judge
 
     with FakeOpenAI(Smart(), confidence=confidence) as fake:
         server = _Server(fake.base_url)
@@ -392,7 +392,7 @@ async def test_the_llama_judge_prefills_each_window_once_for_every_metric(tmp_pa
     evidence is sent in one run (its chunk check, claims and reference points back to back,
     so llama.cpp prefills it once), and a reference point that is also a claim is asked once
     although no call cache is on."""
-    from ragmeter.judges.llm.llama import start_llama_judge
+    from ragmeter.judges.llama.judge import start_llama_judge
 
     with FakeOpenAI(Smart(), confidence=confidence) as fake:
         judge = start_llama_judge(_Server(fake.base_url), use_cache=False)  # type: ignore[arg-type]
@@ -413,7 +413,7 @@ async def test_the_llama_judge_prefills_each_window_once_for_every_metric(tmp_pa
 
 
 async def test_the_llama_judge_judges_one_case_per_slot_at_a_time(tmp_path):
-    from ragmeter.judges.llm.llama import start_llama_judge
+    from ragmeter.judges.llama.judge import start_llama_judge
 
     other = SAMPLE.model_copy(update={"case_id": "c2", "question": "Which docks exist?"})
     with FakeOpenAI(Smart(), confidence=confidence, latency=lambda rng: 0.005) as fake:
@@ -466,7 +466,7 @@ async def test_a_failed_call_in_the_llama_judges_queue_leaves_only_its_metric_un
     def chunk_check(request):
         return "REFERENCE" in one_token_sections(request.messages[-1]["content"])
 
-    from ragmeter.judges.llm.llama import start_llama_judge
+    from ragmeter.judges.llama.judge import start_llama_judge
 
     fault = Fault("server_error", match=chunk_check)
     with FakeOpenAI(Smart(), confidence=confidence, faults=[fault]) as fake:
@@ -484,7 +484,7 @@ async def test_a_failed_call_in_the_llama_judges_queue_leaves_only_its_metric_un
 async def test_a_cancelled_case_leaves_its_queued_calls_unsent(tmp_path):
     import asyncio
 
-    from ragmeter.judges.llm.llama import start_llama_judge
+    from ragmeter.judges.llama.judge import start_llama_judge
 
     with FakeOpenAI(Smart(), confidence=confidence, latency=lambda rng: 0.2) as fake:
         judge = start_llama_judge(_Server(fake.base_url), use_cache=False)  # type: ignore[arg-type]

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from ragmeter.clients import forget_output_modes
 from ragmeter.judges.base import Sample
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge, reuse
-from ragmeter.llm import forget_output_modes
 from ragmeter.testing import FakeOpenAI, Fault, Smart
 
 

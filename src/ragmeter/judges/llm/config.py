@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...llm.cost import Price
-from ...llm.retry import DEFAULT_PATIENCE
-from ...llm.structured import OutputMode
+from ...clients.cost import Price
+from ...clients.retry import DEFAULT_PATIENCE
+from ...clients.structured import OutputMode
 from ..base import MetricName
 
 Mode = Literal["json", "verifier"]
@@ -99,7 +99,7 @@ class LLMJudgeConfig(BaseModel):
     context recall): sigmoid(a·logit(P) + b); None for P as the model gives it. The llama
     judge ships one per bundled model (`calibration.json`)."""
     batch: bool = False
-    """Send the calls through the endpoint's batch API in rounds (``ragmeter.llm.batch``),
+    """Send the calls through the endpoint's batch API in rounds (``ragmeter.clients.batch``),
     billed at batch prices."""
     batch_poll_seconds: float = Field(default=10.0, gt=0)
     """Seconds between two looks at a batch in progress."""

@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ...llm.cost import Usage
-from ...llm.embeddings import Similarity
-from ...llm.structured import StructuredCaller, StructuredResult
+from ...clients.cost import Usage
+from ...clients.structured import StructuredCaller, StructuredResult
+from ...embeddings.similarity import Similarity
 from ..base import Evidence, MetricName, MetricResult, Sample
 from .prompts import load_prompt, render, sample_fields
 

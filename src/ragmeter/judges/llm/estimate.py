@@ -6,9 +6,9 @@ import json
 import re
 from collections.abc import Sequence
 
-from ...llm.client import estimate_prompt_tokens
-from ...llm.cost import Estimate, MetricEstimate, PriceTable, count_tokens
-from ...llm.structured import SCHEMA_INSTRUCTION, OutputMode, response_format, strict_schema
+from ...clients.client import estimate_prompt_tokens
+from ...clients.cost import Estimate, MetricEstimate, PriceTable, count_tokens
+from ...clients.structured import SCHEMA_INSTRUCTION, OutputMode, response_format, strict_schema
 from ..base import MetricName, Sample
 from ..local.claims import is_refusal
 from ..rules import precheck
@@ -171,7 +171,7 @@ def estimate_run(
     prompt = sum(e.prompt_tokens for e in by_metric.values())
     completion = sum(e.completion_tokens for e in by_metric.values())
     cost = prices.cost(model, prompt, completion)
-    from ...llm.cost import _tiktoken_encoder
+    from ...clients.cost import _tiktoken_encoder
 
     return Estimate(
         model=model,

@@ -1,7 +1,7 @@
 """Graded verdicts: P(verdict) of each binary judgement, read from the reply that made it.
 
 The probability comes from the token log-probabilities of the very call that wrote the verdict
-(no extra calls or tokens); see :mod:`ragmeter.llm.logprobs`. A metric scored from graded
+(no extra calls or tokens); see :mod:`ragmeter.clients.logprobs`. A metric scored from graded
 verdicts averages the probabilities instead of the 0/1 verdicts; when any verdict of a reply
 has no readable probability the metric keeps its 0/1 score, so the two are never mixed.
 """
@@ -12,8 +12,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from ...llm.logprobs import field_probabilities
-from ...llm.structured import StructuredResult
+from ...clients.logprobs import field_probabilities
+from ...clients.structured import StructuredResult
 from ...vocabulary.precision import soft_average_precision
 
 CLAIM_LABELS = {

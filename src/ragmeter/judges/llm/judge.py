@@ -8,12 +8,12 @@ from typing import Any
 
 from ..._exceptions import ConfigError, JudgeUnavailable
 from ..._util.model_family import same_family
-from ...llm.cache import LLMCache, default_cache_path
-from ...llm.client import ChatClient
-from ...llm.cost import CostTracker, Estimate, PriceTable, collecting_usage
-from ...llm.embeddings import EmbeddingClient, LocalSimilarity, Similarity
-from ...llm.retry import RetryPolicy, RetryStats
-from ...llm.structured import StructuredCaller
+from ...clients.cache import LLMCache, default_cache_path
+from ...clients.client import ChatClient
+from ...clients.cost import CostTracker, Estimate, PriceTable, collecting_usage
+from ...clients.retry import RetryPolicy, RetryStats
+from ...clients.structured import StructuredCaller
+from ...embeddings.similarity import EmbeddingClient, LocalSimilarity, Similarity
 from ..base import (
     METRICS,
     JudgeBase,

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..._version import __version__
-from ...llm.cache import LLMCache, canonical_json
-from ...llm.cost import Usage
+from ...clients.cache import LLMCache, canonical_json
+from ...clients.cost import Usage
 from ..base import MetricName, MetricResult, ReasonCode, Sample
 
 DECIDED_BY_THE_CASE: frozenset[ReasonCode] = frozenset(

@@ -17,7 +17,7 @@ import asyncio
 from contextvars import Context, ContextVar, copy_context
 from dataclasses import dataclass, field
 
-from ...llm.client import ChatClient, ChatResponse
+from ...clients.client import ChatClient, ChatResponse
 
 Messages = list[dict[str, str]]
 

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from functools import cache
 from string import Template
 
-from ...llm.client import ChatResponse
-from ...llm.cost import Usage, count_tokens
-from ...llm.logprobs import TokenLogprob, impossible_value
+from ...clients.client import ChatResponse
+from ...clients.cost import Usage, count_tokens
+from ...clients.logprobs import TokenLogprob, impossible_value
 from ...text import char_ngrams, content_words, sentence_spans
 from ..base import Lang, MetricName, Sample, Span
 from .context import JudgeContext, Spend

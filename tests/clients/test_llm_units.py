@@ -8,8 +8,7 @@ import time
 import pytest
 
 from ragmeter._exceptions import ConfigError
-from ragmeter.judges.llm.schemas import FaithfulnessVerdicts
-from ragmeter.llm import (
+from ragmeter.clients import (
     AdaptiveLimiter,
     CostLimitReached,
     CostTracker,
@@ -24,6 +23,7 @@ from ragmeter.llm import (
     resolve_api_key,
     strict_schema,
 )
+from ragmeter.judges.llm.schemas import FaithfulnessVerdicts
 
 
 def test_extract_json_from_fences_and_prose():
@@ -122,7 +122,7 @@ def test_cache_roundtrip_and_capabilities(tmp_path):
 
 
 def test_budget_reservations_wait_for_calls_in_flight_and_never_overshoot():
-    from ragmeter.llm.cost import MIN_COMPLETION_TOKENS, BudgetBusy
+    from ragmeter.clients.cost import MIN_COMPLETION_TOKENS, BudgetBusy
 
     prices = PriceTable.with_overrides({"m": Price(prompt=1.0, completion=1.0)})
     tracker = CostTracker("m", prices, max_cost=0.001)  # 1,000 tokens at $1 per million
@@ -154,7 +154,7 @@ def test_redact_hides_keys_key_like_tokens_and_url_passwords():
 
 
 def test_a_key_given_as_the_variable_name_is_refused_without_echoing_it():
-    from ragmeter.llm import resolve_api_key
+    from ragmeter.clients import resolve_api_key
 
     with pytest.raises(ConfigError) as info:
         resolve_api_key("sk-live-abcdefghijklmnop", "https://api.openai.com/v1")
@@ -163,7 +163,7 @@ def test_a_key_given_as_the_variable_name_is_refused_without_echoing_it():
 
 
 async def test_a_judge_that_only_times_out_is_slow_not_unreachable(tmp_path):
-    from ragmeter.llm import ChatClient, LLMCache, LLMCallError, RetryPolicy
+    from ragmeter.clients import ChatClient, LLMCache, LLMCallError, RetryPolicy
     from ragmeter.testing import FakeOpenAI, Fault, Smart
 
     with FakeOpenAI(Smart(), faults=[Fault("slow", delay=1.0)]) as server:
@@ -180,7 +180,7 @@ async def test_a_judge_that_only_times_out_is_slow_not_unreachable(tmp_path):
 
 
 def test_a_cache_key_with_a_prerendered_member_is_the_key_of_the_whole_payload():
-    from ragmeter.llm.cache import cache_key, canonical_json
+    from ragmeter.clients.cache import cache_key, canonical_json
 
     schema = {
         "type": "json_schema",
@@ -207,9 +207,9 @@ def test_the_client_renders_each_response_format_once_and_keys_every_call_as_bef
 
     from pydantic import BaseModel
 
-    from ragmeter.llm.cache import cache_key
-    from ragmeter.llm.client import ChatClient
-    from ragmeter.llm.structured import response_format
+    from ragmeter.clients.cache import cache_key
+    from ragmeter.clients.client import ChatClient
+    from ragmeter.clients.structured import response_format
 
     class Verdict(BaseModel):
         verdict: str

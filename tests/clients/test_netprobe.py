@@ -1,4 +1,4 @@
-"""The pool's idle-connection probe (ragmeter.llm.netprobe): same answers, cheaper."""
+"""The pool's idle-connection probe (ragmeter.clients.netprobe): same answers, cheaper."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import socket
 
 import openai
 
-from ragmeter.llm import netprobe
+from ragmeter.clients import netprobe
 from ragmeter.testing import FakeOpenAI, Smart
 
 

@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from .._exceptions import ConfigError
+from ..._exceptions import ConfigError
 
 CHUNK = 1 << 20
 

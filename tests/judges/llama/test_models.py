@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ragmeter import ConfigError
-from ragmeter.llama import BUNDLED_MODELS, BundledModel, resolve_model
-from ragmeter.llama.models import bundled_file
+from ragmeter.judges.llama import BUNDLED_MODELS, BundledModel, resolve_model
+from ragmeter.judges.llama.models import bundled_file
 
 PARTS = [b"GGUF" + b"a" * 1000, b"b" * 3000, b"c" * 17]
 

@@ -87,7 +87,7 @@ class ChatClient:
     """Ask for token log-probabilities with this many alternatives (0: do not ask)."""
     batch: bool = False
     """Send the calls the cache cannot answer through the endpoint's batch API, in rounds
-    (see :mod:`ragmeter.llm.batch`), billed at batch prices."""
+    (see :mod:`ragmeter.clients.batch`), billed at batch prices."""
     batch_poll_seconds: float = DEFAULT_POLL_SECONDS
     """Seconds between two looks at a batch in progress."""
     """The endpoint's identity in the cache and the output-mode memory (default: base_url): a

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ragmeter.llm.logprobs import TokenLogprob, dumps, field_probabilities, loads
+from ragmeter.clients.logprobs import TokenLogprob, dumps, field_probabilities, loads
 
 LABELS = {"supported": "supported", "contradicted": "contradicted"}
 REPLY = '{"verdict": "supported"}'

@@ -1,8 +1,8 @@
 """A bound on the size of judge replies, enforced while they are read.
 
-The HTTP client of :class:`~ragmeter.llm.client.ChatClient` gets :func:`cap_reply_size` as a
+The HTTP client of :class:`~ragmeter.clients.client.ChatClient` gets :func:`cap_reply_size` as a
 response hook: a body announced or found to be larger than :data:`MAX_REPLY_BYTES` stops being
-read at that point and the call fails with :class:`~ragmeter.llm.errors.InvalidReply` (the
+read at that point and the call fails with :class:`~ragmeter.clients.errors.InvalidReply` (the
 metric is unscored with the reason, nothing is cached). Compressed bodies are decompressed
 here, under the same bound, so a small gzip bomb cannot expand behind it.
 """

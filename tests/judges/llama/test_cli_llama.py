@@ -53,3 +53,20 @@ def test_a_file_that_is_not_gguf(cases, tmp_path):
     result = runner.invoke(app, run_args(cases, tmp_path, "--model-path", str(bogus)))
     assert result.exit_code == 2
     assert "not a GGUF model file" in result.output
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("ctx_size = 100\n", "[judge] 'ctx_size': input should be greater than or equal to 512"),
+        ("thread = 1\n", "[judge] 'thread': not an option of the llama judge (did you mean"),
+    ],
+)
+def test_serve_judge_checks_a_llama_table_as_the_judge_does(tmp_path, table, message):
+    """It was a traceback (the server's options refused the value) or silently ignored."""
+    config = tmp_path / "ragmeter.toml"
+    config.write_text('[judge]\nkind = "llama"\n' + table)
+    result = runner.invoke(app, ["serve-judge", "--config", str(config)])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {config}: {message}"), result.output

@@ -7,8 +7,8 @@ import json
 import httpx
 import pytest
 
+from ragmeter.clients.structured import strict_schema
 from ragmeter.judges.llm import schemas
-from ragmeter.llm.structured import strict_schema
 from ragmeter.testing import FakeOpenAI, FakeRequest, Fault, Scripted, schema_valid
 
 

@@ -19,15 +19,15 @@ import pytest
 
 from ragmeter.config import JudgeSettings
 from ragmeter.judges.base import METRICS, Sample
-from ragmeter.judges.llm.llama import LlamaJudge, start_llama_judge
-from ragmeter.judges.registry import create_judge
-from ragmeter.llama import (
+from ragmeter.judges.llama import (
     BUNDLED_MODELS,
     LlamaServer,
     ServerOptions,
     installed_models,
     resolve_model,
 )
+from ragmeter.judges.llama.judge import LlamaJudge, start_llama_judge
+from ragmeter.judges.registry import create_judge
 
 # Minutes on two cores: run with `make test-slow` (or `pytest -m slow`), not in the default suite.
 pytestmark = pytest.mark.slow

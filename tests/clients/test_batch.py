@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ragmeter.cli import app
-from ragmeter.llm import forget_output_modes
-from ragmeter.llm.batch import BatchStore
-from ragmeter.llm.cost import CostTracker, PriceTable, Usage
+from ragmeter.clients import forget_output_modes
+from ragmeter.clients.batch import BatchStore
+from ragmeter.clients.cost import CostTracker, PriceTable, Usage
 from ragmeter.testing import BatchFault, FakeOpenAI, Fault, Smart
 
 runner = CliRunner()

@@ -1,4 +1,6 @@
-"""Chat and embedding clients, structured output, cache, cost and rate limits."""
+"""The transport to an OpenAI-compatible endpoint: the chat client, structured output, the call
+cache, cost and budget, retries and rate limits. Judges build on it; it knows nothing of metrics.
+(Embedding similarity for answer relevancy lives in :mod:`ragmeter.embeddings.similarity`.)"""
 
 from .cache import LLMCache, cache_key, default_cache_path
 from .client import ChatClient, ChatResponse, resolve_api_key
@@ -12,7 +14,6 @@ from .cost import (
     Usage,
     count_tokens,
 )
-from .embeddings import BigramSimilarity, EmbeddingClient, LocalSimilarity, Similarity
 from .errors import CostLimitReached, LLMCallError, ResponseFormatRejected
 from .jsonblock import extract_json
 from .retry import AdaptiveLimiter, RetryPolicy, parse_retry_after
@@ -27,23 +28,19 @@ from .structured import (
 __all__ = [
     "EXAMPLE_PRICES",
     "AdaptiveLimiter",
-    "BigramSimilarity",
     "ChatClient",
     "ChatResponse",
     "CostLimitReached",
     "CostTracker",
-    "EmbeddingClient",
     "Estimate",
     "LLMCache",
     "LLMCallError",
-    "LocalSimilarity",
     "MetricEstimate",
     "OutputMode",
     "Price",
     "PriceTable",
     "ResponseFormatRejected",
     "RetryPolicy",
-    "Similarity",
     "StructuredCaller",
     "StructuredResult",
     "Usage",

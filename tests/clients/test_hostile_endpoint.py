@@ -15,9 +15,7 @@ from typing import Any
 import pytest
 
 from local_http import serving
-from ragmeter.judges.base import METRICS, Sample
-from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
-from ragmeter.llm import (
+from ragmeter.clients import (
     ChatClient,
     CostLimitReached,
     CostTracker,
@@ -28,9 +26,11 @@ from ragmeter.llm import (
     RetryPolicy,
     forget_output_modes,
 )
-from ragmeter.llm.embeddings import EmbeddingClient
-from ragmeter.llm.errors import InvalidReply
-from ragmeter.llm.replycap import MAX_REPLY_BYTES
+from ragmeter.clients.errors import InvalidReply
+from ragmeter.clients.replycap import MAX_REPLY_BYTES
+from ragmeter.embeddings.similarity import EmbeddingClient
+from ragmeter.judges.base import METRICS, Sample
+from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
 from ragmeter.testing import FakeOpenAI, Fault, Smart
 
 HI = [{"role": "user", "content": "Say hi."}]

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from ragmeter.llm.cache import LLMCache
-from ragmeter.llm.embeddings import LocalSimilarity
+from ragmeter.clients.cache import LLMCache
+from ragmeter.embeddings.similarity import LocalSimilarity
 
 
 class NoEmbedding:
@@ -41,7 +41,7 @@ def test_without_a_cache_nothing_is_kept(tmp_path):
 
 
 def test_a_cached_rerun_loads_no_chinese_model_until_a_similarity_is_missing(tmp_path, monkeypatch):
-    import ragmeter.llm.embeddings as embeddings
+    import ragmeter.embeddings.similarity as embeddings
 
     loads: list[str] = []
 

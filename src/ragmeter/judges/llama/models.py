@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, cast
 
-from .._exceptions import ConfigError
+from ..._exceptions import ConfigError
 from .files import assemble, file_sha256
 
 GGUF_MAGIC = b"GGUF"
@@ -95,7 +95,7 @@ def resolve_model(
 
     Raises :class:`ConfigError` saying what to install or fix.
     """
-    from .._util.paths import cache_root
+    from ..._util.paths import cache_root
 
     folder = (cache_dir or cache_root()) / "models"
     if model_path is not None:

@@ -6,13 +6,13 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from ..base import METRICS, JudgeFingerprint, MetricName, MetricResult, Sample
-from .calibration import shipped_calibration
-from .config import LLMJudgeConfig, Mode
-from .judge import OpenAIJudge
-from .verdict_queue import ACTIVE, VerdictQueue
+from ..llm.calibration import shipped_calibration
+from ..llm.config import LLMJudgeConfig, Mode
+from ..llm.judge import OpenAIJudge
+from ..llm.verdict_queue import ACTIVE, VerdictQueue
 
 if TYPE_CHECKING:
-    from ...llama import LlamaServer
+    from . import LlamaServer
 
 LLAMA_TIMEOUT = 600.0
 """Seconds per call unless configured: a small model on two busy cores needs minutes for a
@@ -36,8 +36,8 @@ relevancy in verifier mode is P(Yes) itself."""
 
 
 class LlamaJudge(OpenAIJudge):
-    """:class:`OpenAIJudge` on a :class:`~ragmeter.llama.LlamaServer` it owns: the server stops
-    in :meth:`aclose`. The fingerprint names the model file by its sha256."""
+    """:class:`OpenAIJudge` on a :class:`~ragmeter.judges.llama.LlamaServer` it owns: the server
+    stops in :meth:`aclose`. The fingerprint names the model file by its sha256."""
 
     name = "llama"
 

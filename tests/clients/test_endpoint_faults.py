@@ -20,10 +20,10 @@ from local_http import serving
 from ragmeter._exceptions import JudgeUnavailable
 from ragmeter.cases import Case
 from ragmeter.cli import app
+from ragmeter.clients import ChatClient, LLMCache, RetryPolicy, forget_output_modes
+from ragmeter.clients.errors import QuotaSpent
+from ragmeter.clients.logprobs import loads
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
-from ragmeter.llm import ChatClient, LLMCache, RetryPolicy, forget_output_modes
-from ragmeter.llm.errors import QuotaSpent
-from ragmeter.llm.logprobs import loads
 from ragmeter.pipeline import PrecomputedPipeline
 from ragmeter.run._runner import evaluate
 from ragmeter.testing import FakeOpenAI, Fault, Smart
@@ -120,7 +120,7 @@ def test_impossible_log_probabilities_are_dropped_with_one_warning_never_scored(
 
 
 def test_a_log_probability_of_minus_infinity_is_a_probability_of_zero() -> None:
-    from ragmeter.llm.logprobs import TokenLogprob, impossible_value
+    from ragmeter.clients.logprobs import TokenLogprob, impossible_value
 
     sound = [TokenLogprob("a", 0.0, (("a", 0.0), ("b", -math.inf))), TokenLogprob("b", -1e-9)]
     assert impossible_value(sound) is None
@@ -148,9 +148,9 @@ def test_an_embedding_of_impossible_values_leaves_relevancy_unscored_not_zero(
 def test_impossible_values_in_a_cache_written_before_are_not_read_as_probabilities(
     value: float,
 ) -> None:
+    from ragmeter.clients.logprobs import TokenLogprob, dumps, field_probabilities
     from ragmeter.judges.llm.graded import CLAIM_LABELS
     from ragmeter.judges.llm.verifier import yes_probability
-    from ragmeter.llm.logprobs import TokenLogprob, dumps, field_probabilities
 
     text = '{"verdict": "supported"}'
     alternatives = (("supported", value), ("contradicted", value))
@@ -283,7 +283,7 @@ async def test_rate_limits_without_retry_after_stop_once_past_the_patience() -> 
 
 
 def test_the_patience_runs_from_the_first_429_since_an_answer_and_restarts_with_a_run() -> None:
-    from ragmeter.llm import AdaptiveLimiter
+    from ragmeter.clients import AdaptiveLimiter
 
     limiter = AdaptiveLimiter(4)
     assert limiter.waited() == 0.0
