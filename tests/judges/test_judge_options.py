@@ -257,14 +257,15 @@ FINGERPRINTS_BEFORE = {
     "local": "6896928c4b438987",
     "local-threshold": "51ed6b17a6a4330e",
     "openai": "619ced23b8a9d42b",
-    "openai-set": "9a517bdd4d923f88",
-    "llama": "5603a2e4e7f86289",
-    "llama-small": "b13ceaac613cc778",
+    "openai-set": "bd6c2a962752e0fd",
+    "llama": "9ab684a32e6db0f2",
+    "llama-small": "c9abc4fcde27facb",
 }
 """`fingerprint().key()` of these judges built by the settings path before the options models
 (main at 4cd6cb6): results.json files are compared across versions by it. A change of the
-prompts (`prompt_version`) changes them on purpose; a change of how settings reach a judge must
-not."""
+prompts (`prompt_version`, `verifier_prompts`) changes them on purpose and the keys here with it
+(the verifier-mode ones since statements are asked without the conversation); a change of how
+settings reach a judge must not."""
 
 
 @pytest.mark.parametrize(
