@@ -23,7 +23,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -32,9 +32,11 @@ from convert import CONVERTERS, DEFAULT_DATA, DEFAULT_OUT, convert_all, subsampl
 
 from ragmeter.cases.labels import LabelledCase, label_kind  # noqa: E402
 from ragmeter.config import JudgeSettings  # noqa: E402
+from ragmeter.results import CaseResult  # noqa: E402
 from ragmeter.run.calibrate import calibrate_async  # noqa: E402
 from ragmeter.stats.agreement import Measure, binary_measures, graded_measures  # noqa: E402
 from ragmeter.text import content_words  # noqa: E402
+from ragmeter.vocabulary import MetricName  # noqa: E402
 
 RESULTS = HERE.parent / "results" / "meta.json"
 REFERENCE = HERE.parents[1] / "src/ragmeter/judges/local/weights/reference_agreement.json"
@@ -74,7 +76,11 @@ def build_judge(args: argparse.Namespace) -> Any:
     from ragmeter.api import build_judge as judge_from  # the door: calibrate_async takes its judge
 
     settings = JudgeSettings(
-        kind=args.judge, model=args.model, base_url=args.base_url, concurrency=args.concurrency
+        kind=args.judge,
+        model=args.model,
+        base_url=args.base_url,
+        concurrency=args.concurrency,
+        threads=args.threads,
     )
     return judge_from(settings)
 
@@ -90,8 +96,32 @@ def load_set(name: str, data: Path, limit: int) -> list[LabelledCase]:
 async def run_set(
     name: str, cases: list[LabelledCase], judge: Any, args: argparse.Namespace
 ) -> list[dict[str, Any]]:
+    started = time.perf_counter()
+    done: list[str] = []
+
+    def progress(result: CaseResult) -> None:
+        # one line a case on stderr: how far the run is, and why a metric went unscored
+        done.append(result.id)
+        verdicts = ", ".join(
+            f"{metric} {r.score:.3f}"
+            if r.score is not None
+            else f"{metric} unscored ({r.unscored_reason})"
+            for metric, r in result.metrics.items()
+        )
+        elapsed = time.perf_counter() - started
+        print(
+            f"… {name} {len(done)}/{len(cases)} at {elapsed:.0f} s: {result.id}: {verdicts}",
+            file=sys.stderr,
+            flush=True,
+        )
+
     calibration = await calibrate_async(
-        cases, judge, concurrency=args.concurrency, resamples=args.resamples
+        cases,
+        judge,
+        metrics=args.metrics,
+        concurrency=args.concurrency,
+        resamples=args.resamples,
+        on_case=progress,
     )
     rows = []
     for metric, part in calibration.metrics.items():
@@ -157,6 +187,20 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=400, help="max cases per set (seed 0)")
     parser.add_argument("--resamples", type=int, default=500)
     parser.add_argument("--sets", nargs="*", default=list(CONVERTERS))
+    parser.add_argument(
+        "--metrics",
+        nargs="*",
+        default=None,
+        choices=get_args(MetricName),
+        help="judge only these metrics (default: every metric a set has labels for); "
+        "cases with a label for none of them are left out",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="llama judge: server threads (default: idle cores)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument(
         "--write-reference",
@@ -178,6 +222,8 @@ def main() -> None:
         try:
             for name in args.sets:
                 cases = load_set(name, args.data.resolve(), args.limit)
+                if args.metrics:
+                    cases = [c for c in cases if any(m in c.labels for m in args.metrics)]
                 sizes[name] = len(cases)
                 started = time.perf_counter()
                 all_rows.extend(await run_set(name, cases, judge, args))

@@ -257,15 +257,15 @@ FINGERPRINTS_BEFORE = {
     "local": "6896928c4b438987",
     "local-threshold": "51ed6b17a6a4330e",
     "openai": "619ced23b8a9d42b",
-    "openai-set": "b5f5c5b49b5706c3",
-    "llama": "0534c2c40f733464",
-    "llama-small": "8e05f6d1fdec3a56",
+    "openai-set": "eae3bdbc246d7bcc",
+    "llama": "9b6d9859e51d7c9b",
+    "llama-small": "3fd9bdd56ca5f4c8",
 }
 """`fingerprint().key()` of these judges built by the settings path before the options models
 (main at 4cd6cb6): results.json files are compared across versions by it. A change of the
-prompts (`prompt_version`) changes them on purpose; a change of how settings reach a judge must
-not. Changed since for the verifier prompts: answer relevancy's second wording (openai-set,
-llama, llama-small)."""
+prompts (`prompt_version`, `verifier_prompts`) changes them on purpose and the keys here with it
+(the verifier-mode ones since statements are asked without the conversation, and since answer
+relevancy asks in two wordings); a change of how settings reach a judge must not."""
 
 
 @pytest.mark.parametrize(

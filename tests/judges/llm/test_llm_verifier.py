@@ -11,7 +11,7 @@ import pytest
 from ragmeter.clients import forget_output_modes
 from ragmeter.clients.cost import count_tokens
 from ragmeter.clients.logprobs import TokenLogprob
-from ragmeter.judges.base import Sample
+from ragmeter.judges.base import Sample, Turn
 from ragmeter.judges.llm import EmbeddingEndpoint, LLMJudgeConfig, build_llm_judge
 from ragmeter.judges.llm.combine import combine, soft_min
 from ragmeter.judges.llm.verified_claims import statements
@@ -532,3 +532,37 @@ async def test_a_cancelled_case_leaves_its_queued_calls_unsent(tmp_path):
         later = await judge.judge(SAMPLE, ("answer_relevancy",))  # the slot is free again
         await judge.aclose()
     assert sent <= 2 and later["answer_relevancy"].score is not None
+
+
+async def test_a_statement_is_asked_about_without_the_conversation_that_came_before(tmp_path):
+    """Earlier turns are not evidence (they may hold the fact a statement repeats), and they
+    would be read again with every window: statements see the question alone, while a chunk's
+    usefulness and the answer's relevancy are still asked with the conversation."""
+    earlier = "Earlier you said the warehouse opened in 1990."
+    multi_turn = SAMPLE.model_copy(
+        update={
+            "question": "And how many docks?",
+            "history": [
+                Turn(role="user", content="Where is the warehouse?"),
+                Turn(role="assistant", content=earlier),
+            ],
+        }
+    )
+    with FakeOpenAI(Smart(), confidence=confidence) as server:
+        judge = build_llm_judge(config(server, tmp_path / "a.db"))
+        estimate = judge.estimate([multi_turn])
+        result = await judge.judge(multi_turn)
+        await judge.aclose()
+        calls = one_token_calls(server)
+    seen = {metric: [] for metric in ("statement", "chunk", "answer")}
+    for call in calls:
+        user = call.body["messages"][-1]["content"]
+        kind = "statement" if "STATEMENT" in sections(call) else "chunk"
+        kind = "answer" if "Answer:" in user and "Evidence" not in user else kind
+        seen[kind].append(user)
+    assert seen["statement"] and seen["chunk"] and seen["answer"]
+    for user in seen["statement"]:
+        assert earlier not in user and "And how many docks?" in user
+    assert all(earlier in user for user in seen["chunk"] + seen["answer"])
+    assert estimate.calls == len(calls)  # the dry run counts the prompts as they are sent
+    assert {m: r.score is not None for m, r in result.items()} == dict.fromkeys(result, True)

@@ -29,6 +29,7 @@ from .verifier import (
     question_block,
     sample_windows,
     statement_messages,
+    statement_question,
 )
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*")
@@ -88,7 +89,7 @@ def estimate_run(
 
     def add_statements(metric: MetricName, sample: Sample, texts: list[str]) -> None:
         windows = sample_windows(sample)
-        question = question_block(sample)
+        question = statement_question(sample)
         for text in texts:
             for w in pick_windows(text, windows, sample.lang):
                 add_one_token(

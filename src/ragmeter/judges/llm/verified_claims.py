@@ -34,9 +34,9 @@ from .verifier import (
     Messages,
     ask_in_groups,
     pick_windows,
-    question_block,
     sample_windows,
     statement_messages,
+    statement_question,
 )
 
 SHORT_WORDS = 4
@@ -82,7 +82,7 @@ async def verify_statements(
     """Each statement's best window of `sample.contexts` (None probability: no window's reply
     said Yes or No)."""
     windows = sample_windows(sample)
-    question = question_block(sample)
+    question = statement_question(sample)
     groups: dict[int, list[tuple[int, Messages]]] = {}
     for s, text in enumerate(texts):
         for w in pick_windows(text, windows, sample.lang):

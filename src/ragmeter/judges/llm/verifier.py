@@ -68,6 +68,7 @@ def verifier_prompt_version() -> str:
     for lang in ("en", "zh"):
         for name in (*PROMPTS, HISTORY_PROMPT, EXAMPLES_PROMPT):
             digest.update(f"{lang}/{name}\n{load_prompt(name, lang)}\n".encode())
+    digest.update(f"statements see: {STATEMENT_SEES}\n".encode())
     return digest.hexdigest()[:12]
 
 
@@ -84,8 +85,24 @@ def _user(name: str, lang: Lang, **fields: str) -> Messages:
     return [{"role": "user", "content": Template(load_prompt(name, lang)).substitute(fields)}]
 
 
+STATEMENT_SEES = "the question without the conversation"
+"""What a statement's call shows of the case besides the evidence (part of the prompts' version:
+statements of multi-turn cases were once asked with the conversation before the question)."""
+
+
+def statement_question(sample: Sample) -> str:
+    """The question paragraph of a statement's call (faithfulness, context recall): the question
+    alone. A statement is checked against the evidence only: earlier turns, which may hold the
+    earlier answers' facts, are not evidence, and a conversation read after every window would
+    be prefilled again with each call (on MTRAG a median of ~2,100 characters a call)."""
+    return Template(load_prompt("verdict_question", sample.lang)).substitute(
+        question=sample.question
+    )
+
+
 def question_block(sample: Sample) -> str:
-    """The question paragraph, with the conversation before it in a multi-turn case."""
+    """The question paragraph, with the conversation before it in a multi-turn case (context
+    precision, answer relevancy: what helps or answers depends on the conversation)."""
     if not sample.history:
         return Template(load_prompt("verdict_question", sample.lang)).substitute(
             question=sample.question
@@ -305,6 +322,7 @@ __all__ = [
     "sample_windows",
     "statement_messages",
     "statement_prompt_version",
+    "statement_question",
     "verifier_prompt_version",
     "yes_probability",
 ]
