@@ -104,9 +104,7 @@ def question_block(sample: Sample) -> str:
     """The question paragraph, with the conversation before it in a multi-turn case (context
     precision, answer relevancy: what helps or answers depends on the conversation)."""
     if not sample.history:
-        return Template(load_prompt("verdict_question", sample.lang)).substitute(
-            question=sample.question
-        )
+        return statement_question(sample)
     history = "\n".join(f"{turn.role}: {turn.content}" for turn in sample.history)
     return Template(load_prompt(HISTORY_PROMPT, sample.lang)).substitute(
         history=history, question=sample.question
